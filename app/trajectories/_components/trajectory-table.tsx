@@ -222,93 +222,15 @@ export function TrajectoryTable({
   triage: boolean;
   evaluatorName?: string;
 }) {
-  const router = useRouter();
-  const [selection, setSelection] = useState<Selection>({ kind: "ids", ids: new Set() });
-  const [focused, setFocused] = useState(-1);
-  const [anchor, setAnchor] = useState<number | null>(null);
   const [help, setHelp] = useState(false);
   const rowRefs = useRef<(HTMLTableRowElement | null)[]>([]);
-
-  // A selection belongs to one filter: changing the filters (not the page or sort) starts a new one.
-  const { sort: _s, dir: _d, page: _p, pageSize: _z, ...filter } = query;
-  const filterKey = trajectoryListSearch(filter);
-  useEffect(() => {
-    setSelection({ kind: "ids", ids: new Set() });
-    setAnchor(null);
-  }, [filterKey]);
-  useEffect(() => setFocused(-1), [rows]);
-
-  const isSelected = useCallback((id: number) => selection.kind === "all" || selection.ids.has(id), [selection]);
+  const rowSelection = useRowSelection(rows, query);
+  const { selection, setSelection, focused, isSelected, allOnPage } = rowSelection;
+  useListKeys({ enabled: triage, rows, rowRefs, help, setHelp, rowSelection });
   const terms = useMemo(() => searchTerms(query.search), [query.search]);
-  const pageIds = useMemo(() => rows.map((r) => r.id), [rows]);
   const runLabel = useMemo(() => runLabels(rows.filter((r) => !r.agentHidden).map((r) => r.runName)), [rows]);
-  const allOnPage = pageIds.length > 0 && pageIds.every(isSelected);
-
-  const setMany = (ids: number[], on: boolean) =>
-    setSelection((s) => {
-      const next = new Set(s.kind === "all" ? pageIds : s.ids);
-      for (const id of ids) {
-        if (on) next.add(id);
-        else next.delete(id);
-      }
-      return { kind: "ids", ids: next };
-    });
-
-  const toggleRow = (index: number, shift: boolean) => {
-    const id = pageIds[index]!;
-    const on = !isSelected(id);
-    if (shift && anchor !== null && anchor !== index) {
-      const [from, to] = anchor < index ? [anchor, index] : [index, anchor];
-      setMany(pageIds.slice(from, to + 1), on);
-    } else setMany([id], on);
-    setAnchor(index);
-    setFocused(index);
-  };
-
-  useEffect(() => {
-    if (!triage) return;
-    const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null;
-      const command = listCommandForKey(
-        e,
-        t ? { tagName: t.tagName, isContentEditable: t.isContentEditable, type: (t as HTMLInputElement).type, role: t.getAttribute("role") } : null,
-      );
-      if (!command) return;
-      if (help && command !== "toggleHelp" && command !== "close") return;
-      if (command === "toggleHelp") setHelp((h) => !h);
-      else if (command === "close") setHelp(false);
-      else if (command === "down" || command === "up") {
-        if (!rows.length) return;
-        const next = focused < 0 ? 0 : Math.min(rows.length - 1, Math.max(0, focused + (command === "down" ? 1 : -1)));
-        setFocused(next);
-        rowRefs.current[next]?.scrollIntoView({ block: "nearest" });
-      } else if (command === "toggle") {
-        if (focused < 0) return;
-        toggleRow(focused, false);
-      } else if (command === "open") {
-        if (focused < 0) return;
-        router.push(`/trajectories/${rows[focused]!.id}`);
-      } else return;
-      e.preventDefault();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  });
-
   const selectedCount = selection.kind === "all" ? total : selection.ids.size;
-
-  // The task of every row seen (a selection can span pages), for "Compare selected".
-  const taskOfRow = useRef(new Map<number, { taskId: number; name: string }>());
-  for (const r of rows) taskOfRow.current.set(r.id, { taskId: r.taskId, name: r.externalTaskId });
-  const compare = useMemo(() => {
-    if (selection.kind !== "ids" || selection.ids.size < MIN_COMPARED || selection.ids.size > MAX_COMPARED) return null;
-    const ids = [...selection.ids];
-    const known = ids.flatMap((id) => {
-      const t = taskOfRow.current.get(id);
-      return t ? [{ id, taskId: t.taskId, taskName: t.name }] : [];
-    });
-    return { href: compareHref(ids), problem: differentTasksProblem(known) };
-  }, [selection]);
+  const compare = useCompareSelected(rows, selection);
 
   return (
     <>
@@ -331,147 +253,321 @@ export function TrajectoryTable({
           data-testid="trajectory-table"
           aria-multiselectable={triage || undefined}
         >
-          <colgroup>
-            {triage && <col className="w-9" />}
-            <col className="w-16" />
-            <col />
-            <col className={triage ? "w-28" : "w-32"} />
-            <col className="w-44" />
-            <col className="w-24" />
-            <col className={triage ? "w-16" : "w-20"} />
-            {triage && <col className="w-32" />}
-            {triage && evaluatorName && <col className="w-24" />}
-            {triage && <col className="w-24" />}
-            <col className={triage ? "w-[16%]" : "w-[22%]"} />
-            <col className={`w-32 ${triage ? "max-2xl:hidden" : "max-xl:hidden"}`} />
-          </colgroup>
-          <thead>
-            <tr>
-              {triage && (
-                <th>
-                  <input
-                    type="checkbox"
-                    aria-label={allOnPage ? "Unselect every row on this page" : "Select every row on this page"}
-                    checked={allOnPage}
-                    onChange={() => setMany(pageIds, !allOnPage)}
-                    className="relative z-10 align-middle"
-                  />
-                </th>
-              )}
-              <SortHeader query={query} sort="id">
-                ID
-              </SortHeader>
-              <SortHeader query={query} sort="task">
-                Task
-              </SortHeader>
-              <SortHeader query={query} sort="site">
-                Site
-              </SortHeader>
-              <th>Run</th>
-              <th>Outcome</th>
-              <SortHeader query={query} sort="steps" className="text-right">
-                Steps
-              </SortHeader>
-              {triage && (
-                <SortHeader query={query} sort="human" title="Consolidated human label (latest campaign) and the item's state">
-                  Human
-                </SortHeader>
-              )}
-              {triage && evaluatorName && (
-                <SortHeader query={query} sort="verdict" title={`Verdict of ${evaluatorName}`}>
-                  Verdict
-                </SortHeader>
-              )}
-              {triage && <th title="Benchmark rule result; heuristics that flag the trajectory are listed below it">Rule</th>}
-              <th>Final answer</th>
-              <SortHeader query={query} sort="updated" className={triage ? "max-2xl:hidden" : "max-xl:hidden"}>
-                Updated
-              </SortHeader>
-            </tr>
-          </thead>
+          <TableHead
+            query={query}
+            triage={triage}
+            evaluatorName={evaluatorName}
+            allOnPage={allOnPage}
+            onPageCheckbox={() => rowSelection.setMany(rowSelection.pageIds, !allOnPage)}
+          />
           <tbody>
             {rows.map((r, index) => (
-              <tr
+              <TrajectoryRow
                 key={r.id}
-                ref={(el) => {
+                r={r}
+                rowRef={(el) => {
                   rowRefs.current[index] = el;
                 }}
-                className={`relative ${isSelected(r.id) && triage ? "bg-indigo-50/60" : ""} ${focused === index ? "outline-2 -outline-offset-2 outline-indigo-500" : ""}`}
-                data-testid="trajectory-row"
-                data-focused={focused === index || undefined}
-                aria-selected={triage ? isSelected(r.id) : undefined}
-              >
-                {triage && (
-                  <td>
-                    <input
-                      type="checkbox"
-                      className="relative z-10 align-middle"
-                      aria-label={`Select trajectory ${r.id}`}
-                      checked={isSelected(r.id)}
-                      onChange={() => undefined}
-                      onClick={(e) => toggleRow(index, e.shiftKey)}
-                    />
-                  </td>
-                )}
-                <td className="font-mono text-zinc-500 tabular-nums">
-                  <Link
-                    href={`/trajectories/${r.id}`}
-                    className="after:absolute after:inset-0 hover:text-indigo-700"
-                    aria-label={`Open trajectory ${r.id}: ${r.externalTaskId}`}
-                  >
-                    {r.id}
-                  </Link>
-                </td>
-                <TaskCell r={r} terms={terms} />
-                <td className="truncate text-zinc-700" title={r.site ?? undefined}>
-                  {r.site ?? <span className="text-zinc-400">–</span>}
-                </td>
-                <RunCell r={r} label={runLabel.get(r.runName) ?? r.runName} />
-                <td>
-                  <OutcomeBadge outcome={r.outcome} />
-                </td>
-                <td className="text-right tabular-nums">{r.stepCount}</td>
-                {triage && r.triage && <HumanCell t={r.triage} />}
-                {triage && evaluatorName && (
-                  <td data-testid="verdict-cell">
-                    <Grade value={r.triage?.verdict} />
-                  </td>
-                )}
-                {triage && r.triage && <RuleCell t={r.triage} />}
-                <td className="min-w-0 text-zinc-600">
-                  {r.finalAnswer ? (
-                    <div className="line-clamp-2 break-words" title={r.finalAnswer}>
-                      {r.finalAnswer}
-                    </div>
-                  ) : (
-                    <span className="text-zinc-400">–</span>
-                  )}
-                </td>
-                <td className={`whitespace-nowrap pr-3 text-zinc-500 tabular-nums ${triage ? "max-2xl:hidden" : "max-xl:hidden"}`}>
-                  {formatDate(r.updatedAt)}
-                </td>
-              </tr>
+                triage={triage}
+                evaluatorName={evaluatorName}
+                selected={isSelected(r.id)}
+                focused={focused === index}
+                onToggle={(shift) => rowSelection.toggleRow(index, shift)}
+                terms={terms}
+                runLabel={runLabel.get(r.runName) ?? r.runName}
+              />
             ))}
           </tbody>
         </table>
       </div>
       {triage && selectedCount > 0 && <span className="sr-only" aria-live="polite">{`${selectedCount} selected`}</span>}
-      {help && (
-        <ShortcutsHelp
-          shortcuts={LIST_SHORTCUTS}
-          extra={
-            <tr>
-              <td className="py-1.5 pr-4 whitespace-nowrap">
-                <kbd className="kbd">Shift</kbd> + click
-              </td>
-              <td className="py-1.5 text-zinc-700">Select (or unselect) every row between the last clicked one and this one</td>
-            </tr>
-          }
-          footnote="Keys are ignored while you type in a field. The filters, sort and sample are in the URL, so a link reopens the same view."
-          testId="list-shortcuts-help"
-          onClose={() => setHelp(false)}
-        />
-      )}
+      {help && <ListHelp onClose={() => setHelp(false)} />}
     </>
+  );
+}
+
+/**
+ * The rows selected (ids, or every row the filter matches), the row the keyboard is on, and the anchor of a
+ * Shift+click range. A selection belongs to one filter: changing the filters (not the page or sort) starts a new one.
+ */
+function useRowSelection(rows: TrajectoryListRow[], query: TrajectoryListQuery) {
+  const [selection, setSelection] = useState<Selection>({ kind: "ids", ids: new Set() });
+  const [focused, setFocused] = useState(-1);
+  const [anchor, setAnchor] = useState<number | null>(null);
+  const { sort: _s, dir: _d, page: _p, pageSize: _z, ...filter } = query;
+  const filterKey = trajectoryListSearch(filter);
+  useEffect(() => {
+    setSelection({ kind: "ids", ids: new Set() });
+    setAnchor(null);
+  }, [filterKey]);
+  useEffect(() => setFocused(-1), [rows]);
+
+  const isSelected = useCallback((id: number) => selection.kind === "all" || selection.ids.has(id), [selection]);
+  const pageIds = useMemo(() => rows.map((r) => r.id), [rows]);
+  const allOnPage = pageIds.length > 0 && pageIds.every(isSelected);
+
+  const setMany = (ids: number[], on: boolean) =>
+    setSelection((s) => {
+      const next = new Set(s.kind === "all" ? pageIds : s.ids);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+      return { kind: "ids", ids: next };
+    });
+
+  const toggleRow = (index: number, shift: boolean) => {
+    const id = pageIds[index]!;
+    const on = !isSelected(id);
+    if (shift && anchor !== null && anchor !== index) {
+      const [from, to] = anchor < index ? [anchor, index] : [index, anchor];
+      setMany(pageIds.slice(from, to + 1), on);
+    } else setMany([id], on);
+    setAnchor(index);
+    setFocused(index);
+  };
+  return { selection, setSelection, focused, setFocused, isSelected, pageIds, allOnPage, setMany, toggleRow };
+}
+
+/** The list's keys for triage (server/domain/trajectory-list-keyboard.ts): j/k move, x selects, Enter opens, ? helps. */
+function useListKeys({
+  enabled,
+  rows,
+  rowRefs,
+  help,
+  setHelp,
+  rowSelection,
+}: {
+  enabled: boolean;
+  rows: TrajectoryListRow[];
+  rowRefs: React.RefObject<(HTMLTableRowElement | null)[]>;
+  help: boolean;
+  setHelp: (f: (open: boolean) => boolean) => void;
+  rowSelection: ReturnType<typeof useRowSelection>;
+}) {
+  const router = useRouter();
+  const { focused, setFocused, toggleRow } = rowSelection;
+  useEffect(() => {
+    if (!enabled) return;
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      const command = listCommandForKey(
+        e,
+        t ? { tagName: t.tagName, isContentEditable: t.isContentEditable, type: (t as HTMLInputElement).type, role: t.getAttribute("role") } : null,
+      );
+      if (!command) return;
+      if (help && command !== "toggleHelp" && command !== "close") return;
+      if (command === "toggleHelp") setHelp((h) => !h);
+      else if (command === "close") setHelp(() => false);
+      else if (command === "down" || command === "up") {
+        if (!rows.length) return;
+        const next = focused < 0 ? 0 : Math.min(rows.length - 1, Math.max(0, focused + (command === "down" ? 1 : -1)));
+        setFocused(next);
+        rowRefs.current[next]?.scrollIntoView({ block: "nearest" });
+      } else if (command === "toggle") {
+        if (focused < 0) return;
+        toggleRow(focused, false);
+      } else if (command === "open") {
+        if (focused < 0) return;
+        router.push(`/trajectories/${rows[focused]!.id}`);
+      } else return;
+      e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  });
+}
+
+/** "Compare selected": two to four selected trajectories, and why not when they are attempts at different tasks. */
+function useCompareSelected(rows: TrajectoryListRow[], selection: Selection) {
+  // The task of every row seen (a selection can span pages).
+  const taskOfRow = useRef(new Map<number, { taskId: number; name: string }>());
+  for (const r of rows) taskOfRow.current.set(r.id, { taskId: r.taskId, name: r.externalTaskId });
+  return useMemo(() => {
+    if (selection.kind !== "ids" || selection.ids.size < MIN_COMPARED || selection.ids.size > MAX_COMPARED) return null;
+    const ids = [...selection.ids];
+    const known = ids.flatMap((id) => {
+      const t = taskOfRow.current.get(id);
+      return t ? [{ id, taskId: t.taskId, taskName: t.name }] : [];
+    });
+    return { href: compareHref(ids), problem: differentTasksProblem(known) };
+  }, [selection]);
+}
+
+/** The columns (triage adds selection, human, verdict and rule) and their sort links. */
+function TableHead({
+  query,
+  triage,
+  evaluatorName,
+  allOnPage,
+  onPageCheckbox,
+}: {
+  query: TrajectoryListQuery;
+  triage: boolean;
+  evaluatorName?: string;
+  allOnPage: boolean;
+  onPageCheckbox: () => void;
+}) {
+  return (
+    <>
+      <colgroup>
+        {triage && <col className="w-9" />}
+        <col className="w-16" />
+        <col />
+        <col className={triage ? "w-28" : "w-32"} />
+        <col className="w-44" />
+        <col className="w-24" />
+        <col className={triage ? "w-16" : "w-20"} />
+        {triage && <col className="w-32" />}
+        {triage && evaluatorName && <col className="w-24" />}
+        {triage && <col className="w-24" />}
+        <col className={triage ? "w-[16%]" : "w-[22%]"} />
+        <col className={`w-32 ${triage ? "max-2xl:hidden" : "max-xl:hidden"}`} />
+      </colgroup>
+      <thead>
+        <tr>
+          {triage && (
+            <th>
+              <input
+                type="checkbox"
+                aria-label={allOnPage ? "Unselect every row on this page" : "Select every row on this page"}
+                checked={allOnPage}
+                onChange={onPageCheckbox}
+                className="relative z-10 align-middle"
+              />
+            </th>
+          )}
+          <SortHeader query={query} sort="id">
+            ID
+          </SortHeader>
+          <SortHeader query={query} sort="task">
+            Task
+          </SortHeader>
+          <SortHeader query={query} sort="site">
+            Site
+          </SortHeader>
+          <th>Run</th>
+          <th>Outcome</th>
+          <SortHeader query={query} sort="steps" className="text-right">
+            Steps
+          </SortHeader>
+          {triage && (
+            <SortHeader query={query} sort="human" title="Consolidated human label (latest campaign) and the item's state">
+              Human
+            </SortHeader>
+          )}
+          {triage && evaluatorName && (
+            <SortHeader query={query} sort="verdict" title={`Verdict of ${evaluatorName}`}>
+              Verdict
+            </SortHeader>
+          )}
+          {triage && <th title="Benchmark rule result; heuristics that flag the trajectory are listed below it">Rule</th>}
+          <th>Final answer</th>
+          <SortHeader query={query} sort="updated" className={triage ? "max-2xl:hidden" : "max-xl:hidden"}>
+            Updated
+          </SortHeader>
+        </tr>
+      </thead>
+    </>
+  );
+}
+
+/** One trajectory: its link covers the row; under triage a checkbox (Shift+click for a range) and the grade cells. */
+function TrajectoryRow({
+  r,
+  rowRef,
+  triage,
+  evaluatorName,
+  selected,
+  focused,
+  onToggle,
+  terms,
+  runLabel,
+}: {
+  r: TrajectoryListRow;
+  rowRef: (el: HTMLTableRowElement | null) => void;
+  triage: boolean;
+  evaluatorName?: string;
+  selected: boolean;
+  focused: boolean;
+  onToggle: (shift: boolean) => void;
+  terms: string[];
+  runLabel: string;
+}) {
+  return (
+    <tr
+      ref={rowRef}
+      className={`relative ${selected && triage ? "bg-indigo-50/60" : ""} ${focused ? "outline-2 -outline-offset-2 outline-indigo-500" : ""}`}
+      data-testid="trajectory-row"
+      data-focused={focused || undefined}
+      aria-selected={triage ? selected : undefined}
+    >
+      {triage && (
+        <td>
+          <input
+            type="checkbox"
+            className="relative z-10 align-middle"
+            aria-label={`Select trajectory ${r.id}`}
+            checked={selected}
+            onChange={() => undefined}
+            onClick={(e) => onToggle(e.shiftKey)}
+          />
+        </td>
+      )}
+      <td className="font-mono text-zinc-500 tabular-nums">
+        <Link
+          href={`/trajectories/${r.id}`}
+          className="after:absolute after:inset-0 hover:text-indigo-700"
+          aria-label={`Open trajectory ${r.id}: ${r.externalTaskId}`}
+        >
+          {r.id}
+        </Link>
+      </td>
+      <TaskCell r={r} terms={terms} />
+      <td className="truncate text-zinc-700" title={r.site ?? undefined}>
+        {r.site ?? <span className="text-zinc-400">–</span>}
+      </td>
+      <RunCell r={r} label={runLabel} />
+      <td>
+        <OutcomeBadge outcome={r.outcome} />
+      </td>
+      <td className="text-right tabular-nums">{r.stepCount}</td>
+      {triage && r.triage && <HumanCell t={r.triage} />}
+      {triage && evaluatorName && (
+        <td data-testid="verdict-cell">
+          <Grade value={r.triage?.verdict} />
+        </td>
+      )}
+      {triage && r.triage && <RuleCell t={r.triage} />}
+      <td className="min-w-0 text-zinc-600">
+        {r.finalAnswer ? (
+          <div className="line-clamp-2 break-words" title={r.finalAnswer}>
+            {r.finalAnswer}
+          </div>
+        ) : (
+          <span className="text-zinc-400">–</span>
+        )}
+      </td>
+      <td className={`whitespace-nowrap pr-3 text-zinc-500 tabular-nums ${triage ? "max-2xl:hidden" : "max-xl:hidden"}`}>{formatDate(r.updatedAt)}</td>
+    </tr>
+  );
+}
+
+function ListHelp({ onClose }: { onClose: () => void }) {
+  return (
+    <ShortcutsHelp
+      shortcuts={LIST_SHORTCUTS}
+      extra={
+        <tr>
+          <td className="py-1.5 pr-4 whitespace-nowrap">
+            <kbd className="kbd">Shift</kbd> + click
+          </td>
+          <td className="py-1.5 text-zinc-700">Select (or unselect) every row between the last clicked one and this one</td>
+        </tr>
+      }
+      footnote="Keys are ignored while you type in a field. The filters, sort and sample are in the URL, so a link reopens the same view."
+      testId="list-shortcuts-help"
+      onClose={onClose}
+    />
   );
 }
