@@ -267,7 +267,6 @@ export const LONG_FUNCTIONS_TO_SPLIT = {
   "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 266,
   "app/(annotation)/campaigns/_components/review-workspace.tsx": 234,
   "app/(annotation)/campaigns/_components/quality-panel.tsx": 218,
-  "app/(accounts)/users/user-admin.tsx": 181,
   "app/(annotation)/campaigns/_components/gold-form.tsx": 166,
 };
 /**

@@ -10,16 +10,13 @@ import { useTRPC } from "../../_trpc/client";
 type List = inferRouterOutputs<AppRouter>["accounts"]["list"];
 const ROLES = ["admin", "researcher", "annotator"] as const;
 
+/**
+ * The administrator's users page: every account with its role, status and actions, then creating an account and
+ * inviting by link. Each action says what it did (or why it was refused) in one message above the table.
+ */
 export function UserAdmin({ me, users, invitations }: { me: string; users: List["users"]; invitations: List["invitations"] }) {
-  const trpc = useTRPC();
   const router = useRouter();
-  const create = useMutation(trpc.accounts.create.mutationOptions());
-  const invite = useMutation(trpc.accounts.invite.mutationOptions());
-  const setRole = useMutation(trpc.accounts.setRole.mutationOptions());
-  const [message, setMessage] = useState<{ tone: "ok" | "error"; text: string; copy?: string } | null>(null);
-  // A role picked in a row's select waits for Apply: arrowing through a focused select used to change roles at once.
-  const [pendingRole, setPendingRole] = useState<Record<string, (typeof ROLES)[number]>>({});
-
+  const [message, setMessage] = useState<Message | null>(null);
   const run: Run = async (f) => {
     setMessage(null);
     try {
@@ -31,6 +28,126 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
     }
   };
 
+  return (
+    <div className="flex flex-col gap-4 px-6 py-4">
+      {message && <MessageBanner message={message} />}
+      <UsersTable users={users} me={me} run={run} />
+      <div className="grid gap-4 lg:grid-cols-2">
+        <CreateAccount run={run} />
+        <section className="panel px-4 py-3">
+          <InviteByLink run={run} />
+          <PendingInvitations invitations={invitations} run={run} />
+        </section>
+      </div>
+    </div>
+  );
+}
+
+interface Message {
+  tone: "ok" | "error";
+  text: string;
+  /** A password or link shown once, with a button that copies it. */
+  copy?: string;
+}
+
+function MessageBanner({ message }: { message: Message }) {
+  return (
+    <div
+      role="status"
+      className={`rounded-md border px-3 py-2 text-[12.5px] ${message.tone === "ok" ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-rose-200 bg-rose-50 text-rose-800"}`}
+    >
+      {message.text}
+      {message.copy && <CopyValue value={message.copy} />}
+    </div>
+  );
+}
+
+function UsersTable({ users, me, run }: { users: List["users"]; me: string; run: Run }) {
+  return (
+    <section className="panel overflow-x-auto">
+      <table className="table-dense">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Email</th>
+            <th>Role</th>
+            <th>Status</th>
+            <th>Since</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {users.map((u) => (
+            <tr key={u.id}>
+              <td className="font-medium">{u.name}</td>
+              <td className="font-mono text-[12px]">{u.email}</td>
+              <td>
+                <RolePicker user={u} run={run} />
+              </td>
+              <td>{u.banned ? <span className="text-rose-700">deactivated</span> : "active"}</td>
+              <td className="whitespace-nowrap text-zinc-500">{formatDate(u.createdAt)}</td>
+              <AccountActions user={u} self={u.id === me} run={run} />
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+type Role = (typeof ROLES)[number];
+
+/** A row's role: a role picked in the select waits for Apply (arrowing through a focused select used to change roles at once). */
+function RolePicker({ user: u, run }: { user: List["users"][number]; run: Run }) {
+  const trpc = useTRPC();
+  const setRole = useMutation(trpc.accounts.setRole.mutationOptions());
+  const [pending, setPending] = useState<Role | null>(null);
+  const apply = (role: Role) =>
+    run(async () => {
+      try {
+        await setRole.mutateAsync({ userId: u.id, role });
+      } finally {
+        // Refused too: the select goes back to the role the account has (no Apply left on offer).
+        setPending(null);
+      }
+      return { text: `${u.name} (${u.email}) is now ${role === "admin" ? "an" : "a"} ${role}.` };
+    });
+  return (
+    <div className="flex items-center gap-1.5">
+      <select
+        className="field"
+        aria-label={`Role of ${u.email}`}
+        value={pending ?? u.role}
+        disabled={setRole.isPending}
+        onChange={(e) => {
+          const role = e.target.value as Role;
+          setPending(role === u.role ? null : role);
+        }}
+      >
+        {ROLES.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </select>
+      {pending && (
+        <>
+          <button type="button" className="btn btn-on" disabled={setRole.isPending} data-testid={`apply-role-${u.email}`} onClick={() => void apply(pending)}>
+            Apply
+          </button>
+          <button type="button" className="btn" onClick={() => setPending(null)}>
+            Cancel
+          </button>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** An account made here: its password typed, or generated and shown once. */
+function CreateAccount({ run }: { run: Run }) {
+  const trpc = useTRPC();
+  const create = useMutation(trpc.accounts.create.mutationOptions());
   async function onCreate(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = e.currentTarget;
@@ -40,7 +157,7 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
       const r = await create.mutateAsync({
         email: String(f.get("email")),
         name: String(f.get("name")),
-        role: f.get("role") as (typeof ROLES)[number],
+        role: f.get("role") as Role,
         password: password || undefined,
       });
       form.reset();
@@ -49,13 +166,40 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
         : { text: `Created ${r.user.email}.` };
     });
   }
+  return (
+    <section className="panel px-4 py-3">
+      <h2 className="section-title">Create an account</h2>
+      <form onSubmit={onCreate} className="mt-2 flex flex-col gap-2 text-[12px]" data-testid="create-user">
+        <div className="grid grid-cols-2 gap-2">
+          <Labelled text="Name">
+            <input name="name" required className="field" />
+          </Labelled>
+          <Labelled text="Email">
+            <input name="email" type="email" required className="field" />
+          </Labelled>
+          <RoleField />
+          <Labelled text="Password (blank: generate one)">
+            <input name="password" type="text" minLength={8} className="field" />
+          </Labelled>
+        </div>
+        <button type="submit" className="btn btn-on self-start" disabled={create.isPending}>
+          Create
+        </button>
+      </form>
+    </section>
+  );
+}
 
+/** An invitation link for an email and a role, shown once. */
+function InviteByLink({ run }: { run: Run }) {
+  const trpc = useTRPC();
+  const invite = useMutation(trpc.accounts.invite.mutationOptions());
   async function onInvite(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const form = e.currentTarget;
     const f = new FormData(form);
     await run(async () => {
-      const r = await invite.mutateAsync({ email: String(f.get("email")), role: f.get("role") as (typeof ROLES)[number] });
+      const r = await invite.mutateAsync({ email: String(f.get("email")), role: f.get("role") as Role });
       form.reset();
       return {
         text: `Invitation for ${r.email} (${r.role}), valid until ${formatDate(r.expiresAt)}. Send them this link:`,
@@ -63,132 +207,21 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
       };
     });
   }
-
   return (
-    <div className="flex flex-col gap-4 px-6 py-4">
-      {message && (
-        <div
-          role="status"
-          className={`rounded-md border px-3 py-2 text-[12.5px] ${message.tone === "ok" ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-rose-200 bg-rose-50 text-rose-800"}`}
-        >
-          {message.text}
-          {message.copy && <CopyValue value={message.copy} />}
+    <>
+      <h2 className="section-title">Invite by link</h2>
+      <form onSubmit={onInvite} className="mt-2 flex flex-col gap-2 text-[12px]">
+        <div className="grid grid-cols-2 gap-2">
+          <Labelled text="Email">
+            <input name="email" type="email" required className="field" />
+          </Labelled>
+          <RoleField />
         </div>
-      )}
-      <section className="panel overflow-x-auto">
-        <table className="table-dense">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Email</th>
-              <th>Role</th>
-              <th>Status</th>
-              <th>Since</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => (
-              <tr key={u.id}>
-                <td className="font-medium">{u.name}</td>
-                <td className="font-mono text-[12px]">{u.email}</td>
-                <td>
-                  <div className="flex items-center gap-1.5">
-                    <select
-                      className="field"
-                      aria-label={`Role of ${u.email}`}
-                      value={pendingRole[u.id] ?? u.role}
-                      disabled={setRole.isPending}
-                      onChange={(e) => {
-                        const role = e.target.value as (typeof ROLES)[number];
-                        setPendingRole((p) => {
-                          const { [u.id]: _dropped, ...rest } = p;
-                          return role === u.role ? rest : { ...rest, [u.id]: role };
-                        });
-                      }}
-                    >
-                      {ROLES.map((r) => (
-                        <option key={r} value={r}>
-                          {r}
-                        </option>
-                      ))}
-                    </select>
-                    {pendingRole[u.id] && (
-                      <>
-                        <button
-                          type="button"
-                          className="btn btn-on"
-                          disabled={setRole.isPending}
-                          data-testid={`apply-role-${u.email}`}
-                          onClick={() => {
-                            const role = pendingRole[u.id]!;
-                            void run(async () => {
-                              try {
-                                await setRole.mutateAsync({ userId: u.id, role });
-                              } finally {
-                                // Refused too: the select goes back to the role the account has (no Apply left on offer).
-                                setPendingRole(({ [u.id]: _done, ...rest }) => rest);
-                              }
-                              return { text: `${u.name} (${u.email}) is now ${role === "admin" ? "an" : "a"} ${role}.` };
-                            });
-                          }}
-                        >
-                          Apply
-                        </button>
-                        <button type="button" className="btn" onClick={() => setPendingRole(({ [u.id]: _undo, ...rest }) => rest)}>
-                          Cancel
-                        </button>
-                      </>
-                    )}
-                  </div>
-                </td>
-                <td>{u.banned ? <span className="text-rose-700">deactivated</span> : "active"}</td>
-                <td className="whitespace-nowrap text-zinc-500">{formatDate(u.createdAt)}</td>
-                <AccountActions user={u} self={u.id === me} run={run} />
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
-
-      <div className="grid gap-4 lg:grid-cols-2">
-        <section className="panel px-4 py-3">
-          <h2 className="section-title">Create an account</h2>
-          <form onSubmit={onCreate} className="mt-2 flex flex-col gap-2 text-[12px]" data-testid="create-user">
-            <div className="grid grid-cols-2 gap-2">
-              <Labelled text="Name">
-                <input name="name" required className="field" />
-              </Labelled>
-              <Labelled text="Email">
-                <input name="email" type="email" required className="field" />
-              </Labelled>
-              <RoleField />
-              <Labelled text="Password (blank: generate one)">
-                <input name="password" type="text" minLength={8} className="field" />
-              </Labelled>
-            </div>
-            <button type="submit" className="btn btn-on self-start" disabled={create.isPending}>
-              Create
-            </button>
-          </form>
-        </section>
-        <section className="panel px-4 py-3">
-          <h2 className="section-title">Invite by link</h2>
-          <form onSubmit={onInvite} className="mt-2 flex flex-col gap-2 text-[12px]">
-            <div className="grid grid-cols-2 gap-2">
-              <Labelled text="Email">
-                <input name="email" type="email" required className="field" />
-              </Labelled>
-              <RoleField />
-            </div>
-            <button type="submit" className="btn self-start" disabled={invite.isPending}>
-              Make invitation link
-            </button>
-          </form>
-          <PendingInvitations invitations={invitations} run={run} />
-        </section>
-      </div>
-    </div>
+        <button type="submit" className="btn self-start" disabled={invite.isPending}>
+          Make invitation link
+        </button>
+      </form>
+    </>
   );
 }
 
