@@ -19,7 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/client";
-import { rawAll, rawRun, type Db } from "../../db/database";
+import { rawRun, type Db } from "../../db/database";
 import { openPostgresDatabase } from "../../db/postgres";
 import {
   analyticsOverview,
@@ -33,6 +33,7 @@ import {
   judgeDisagreements,
 } from "../../server/services/analytics";
 import { generateAnalyticsData } from "./analytics-data";
+import { serverCpuMs } from "./server-cpu";
 
 const n = Number(process.env.BENCH_ANALYTICS_TRAJECTORIES ?? 100_000);
 const file = process.env.BENCH_AB_DB ?? path.join(os.tmpdir(), `verdict-analytics-ab-${n}.db`);
@@ -130,26 +131,6 @@ async function check(target: string, views: View[], afterLabel: () => Promise<vo
   fs.writeFileSync(target, JSON.stringify(out, null, 1));
 }
 
-/**
- * CPU milliseconds the PostgreSQL server's processes have used so far (from /proc, when the server runs on this
- * machine): on a shared machine the server's share of a view is only comparable as CPU time too. 0 on SQLite.
- */
-async function serverCpu(db: Db): Promise<number> {
-  if (!process.env.BENCH_AB_PG_URL) return 0;
-  const pids = await rawAll<{ pid: number }>(db, sql`select pid from pg_stat_activity`);
-  let ticks = 0;
-  for (const { pid } of pids) {
-    try {
-      // Fields 14 and 15 (utime, stime) after the command name in parentheses.
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return ticks * 10;
-}
-
 async function time(db: Db, views: View[]): Promise<void> {
   const median = (v: number[]) => v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   for (const [name, compute, before] of views) {
@@ -161,14 +142,14 @@ async function time(db: Db, views: View[]): Promise<void> {
     const serverCpus: number[] = [];
     for (let r = 0; r < runs; r++) {
       await before();
-      const server = await serverCpu(db);
+      const server = await serverCpuMs(db);
       const cpu = process.cpuUsage();
       const started = performance.now();
       await compute();
       walls.push(performance.now() - started);
       const used = process.cpuUsage(cpu);
       cpus.push((used.user + used.system) / 1000);
-      serverCpus.push((await serverCpu(db)) - server);
+      serverCpus.push((await serverCpuMs(db)) - server);
     }
     const serverShare = process.env.BENCH_AB_PG_URL ? `   server CPU ${median(serverCpus).toFixed(0).padStart(5)} ms` : "";
     console.log(`${name.padEnd(50)} wall ${median(walls).toFixed(0).padStart(5)} ms   CPU ${median(cpus).toFixed(0).padStart(5)} ms${serverShare}`);

@@ -14,7 +14,15 @@ import { listSnapshots } from "../../db/repositories/analytics-snapshots";
 import { deleteTrajectory } from "../../db/repositories/trajectories";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { analyticsOverview, humanAgreement, humanConsensus, judgeAgreementDetail, judgeAgreementList } from "../../server/services/analytics";
-import { decodeSnapshot, encodeSnapshot, flushAnalyticsSnapshots, snapshotStats, SNAPSHOT_FORMAT } from "../../server/services/analytics/snapshots";
+import {
+  decodeSnapshot,
+  encodeSnapshot,
+  flushAnalyticsSnapshots,
+  packSnapshot,
+  snapshotStats,
+  SNAPSHOT_FORMAT,
+  unpackSnapshot,
+} from "../../server/services/analytics/snapshots";
 import type { TestContext } from "../helpers/context";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { seedAnalyticsRows, type AnalyticsFixture } from "../helpers/analytics-fixture";
@@ -37,6 +45,15 @@ describe("snapshot encoding", () => {
     expect("u" in back).toBe(true);
     expect(back.a).toBeInstanceOf(Int32Array);
     expect(back.f[1]).toBe(-Infinity);
+  });
+
+  it("packs raw or deflated, and gives back the same bytes either way", () => {
+    const encoded = encodeSnapshot({ rows: Int32Array.from({ length: 10_000 }, (_, i) => i % 7) });
+    const deflated = packSnapshot(encoded, true);
+    expect(deflated.length).toBeLessThan(encoded.length / 4);
+    expect(unpackSnapshot(deflated).equals(encoded)).toBe(true);
+    expect(unpackSnapshot(packSnapshot(encoded, false)).equals(encoded)).toBe(true);
+    expect(() => unpackSnapshot(Buffer.from("?rest"))).toThrow(/unknown packing/);
   });
 
   it("refuses what it cannot store, naming where it sits", () => {
@@ -108,11 +125,25 @@ describeEachBackend("analytics starting data kept across restarts", (backend) =>
 
     // A stored value altered by hand shows through: the restarted process read it rather than the tables.
     const facts = decodeSnapshot(
-      Buffer.from((await rawAll<{ value: Uint8Array }>(ctx.db, sql`select value from analytics_snapshots where key = 'facts'`))[0]!.value),
+      unpackSnapshot(Buffer.from((await rawAll<{ value: Uint8Array }>(ctx.db, sql`select value from analytics_snapshots where key = 'facts'`))[0]!.value)),
     ) as { sites: string[] };
     facts.sites = facts.sites.map((site) => `${site} (as stored)`);
-    await rawRun(ctx.db, sql`update analytics_snapshots set value = ${encodeSnapshot(facts)} where key = 'facts'`);
+    await rawRun(ctx.db, sql`update analytics_snapshots set value = ${packSnapshot(encodeSnapshot(facts), backend === "postgres")} where key = 'facts'`);
     expect(JSON.stringify(await views(restarted()))).toContain("Shop (as stored)");
+  });
+
+  it("reads the tables again, and says so, when a stored row cannot be read", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    try {
+      const expected = await views(ctx.db);
+      await rawRun(ctx.db, sql`update analytics_snapshots set value = ${Buffer.from("?not a snapshot")} where key = 'facts'`);
+      const db = restarted();
+      expect(await views(db)).toStrictEqual(expected);
+      expect(loads(db)).toContain("facts");
+      expect(warn.mock.calls.some((c) => String(c[0]).includes("analytics snapshot facts") && String(c[0]).includes("unknown packing"))).toBe(true);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it("reads the tables again when the stored rows are of another format", async () => {

@@ -515,10 +515,17 @@ export const JUDGE_MEASURE_TABLES: CountedTable[] = [...FACTS_TABLES, "consolida
 
 /**
  * A value computed from analytics data, kept per database until one of `tables` changes: figures that cost more
- * than a pass over the arrays (bootstraps) are computed once per write, not once per page view.
+ * than a pass over the arrays (bootstraps) are computed once per write, not once per page view. With `stored`, kept
+ * across restarts too (plain data and typed arrays only, see snapshots.ts).
  */
-export async function cachedAnalytics<T>(db: Db, key: string, tables: CountedTable[], compute: () => Promise<T>): Promise<T> {
-  return cached(db, `computed:${key}`, tables, compute);
+export async function cachedAnalytics<T>(
+  db: Db,
+  key: string,
+  tables: CountedTable[],
+  compute: () => Promise<T>,
+  options: { stored?: boolean } = {},
+): Promise<T> {
+  return cached(db, `computed:${key}`, tables, compute, undefined, options.stored ? {} : undefined);
 }
 
 /**
@@ -605,7 +612,9 @@ async function fromStoreOrLoad<T>(
         return value;
       }
     } catch (error) {
-      if (!(error instanceof StaleSnapshot)) throw error;
+      // The store is a shortcut: a row that cannot be read (damaged, or written by a build that packed it otherwise)
+      // costs a read of the tables, and is said in the log.
+      if (!(error instanceof StaleSnapshot)) console.warn(`analytics snapshot ${key} not used: ${(error as Error).message}`);
     }
   }
   countLoad(db, key);

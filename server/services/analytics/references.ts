@@ -241,7 +241,9 @@ async function loadAnnotatorReferences(db: Db, facts: TrajectoryFacts, campaignI
 export async function getAnnotatorReferences(db: Db, campaignId: number | undefined): Promise<{ annotator: ReferenceAnnotator; ref: Reference }[]> {
   const annotators = await referenceAnnotators(db, campaignId);
   const key = `annotator-references:${campaignId ?? "latest"}:${JSON.stringify(annotators.map((a) => [a.key, a.name]))}`;
-  const refs = await cachedAnalytics(db, key, LABEL_REFERENCE_TABLES, async () => loadAnnotatorReferences(db, await getFacts(db), campaignId, annotators));
+  const refs = await cachedAnalytics(db, key, LABEL_REFERENCE_TABLES, async () => loadAnnotatorReferences(db, await getFacts(db), campaignId, annotators), {
+    stored: true,
+  });
   return annotators.map((annotator, i) => ({ annotator, ref: refs[i]! }));
 }
 
@@ -249,5 +251,5 @@ export async function getAnnotatorReferences(db: Db, campaignId: number | undefi
 export async function getReferenceFor(db: Db, campaignId: number | undefined, spec: ReferenceSpec | undefined): Promise<Reference> {
   if (!spec || spec.kind === "consolidated") return getReference(db, campaignId);
   const key = `reference:${campaignId ?? "latest"}:${formatReferenceSpec(spec)}`;
-  return cachedAnalytics(db, key, LABEL_REFERENCE_TABLES, async () => loadLabelReference(db, await getFacts(db), campaignId, spec));
+  return cachedAnalytics(db, key, LABEL_REFERENCE_TABLES, async () => loadLabelReference(db, await getFacts(db), campaignId, spec), { stored: true });
 }

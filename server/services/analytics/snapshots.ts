@@ -13,7 +13,8 @@
  * The encoding: a JSON header describing the value, then every typed array's bytes, each at a multiple of 8.
  */
 import { isDatabaseReadOnly } from "../../../db/client";
-import { onDatabaseClose, withTransaction, type Db } from "../../../db/database";
+import zlib from "node:zlib";
+import { dialectOf, onDatabaseClose, withTransaction, type Db } from "../../../db/database";
 import {
   deleteSnapshots,
   pruneSnapshots,
@@ -25,7 +26,7 @@ import {
 import type { ChangeCounter } from "../../../db/schema/changes";
 
 /** Changes whenever the encoding, or what a cache key holds, changes: rows of another format are read again. */
-export const SNAPSHOT_FORMAT = "1";
+export const SNAPSHOT_FORMAT = "2";
 
 /** Rows kept (the most recently written): facts, references and verdict sets per campaign and judge, labels per campaign. */
 const MAX_STORED = 64;
@@ -121,6 +122,26 @@ export function decodeSnapshot(bytes: Buffer): unknown {
   return walk(header);
 }
 
+const RAW = 0x52; // "R"
+const DEFLATED = 0x5a; // "Z"
+
+/**
+ * An encoded value as stored: a first byte saying whether the rest is deflated. PostgreSQL hands a bytea over as hex
+ * text twice its size, and turning 7 MB of it back into bytes cost the client more than inflating 1–2 MB of deflated
+ * packed integers (4–14× smaller) does, so values are deflated there; SQLite hands the bytes over as they are.
+ */
+export function packSnapshot(encoded: Buffer, deflate: boolean): Buffer {
+  const body = deflate ? zlib.deflateRawSync(encoded, { level: 1 }) : encoded;
+  return Buffer.concat([Buffer.of(deflate ? DEFLATED : RAW), body]);
+}
+
+export function unpackSnapshot(stored: Buffer): Buffer {
+  const body = stored.subarray(1);
+  if (stored[0] === DEFLATED) return zlib.inflateRawSync(body);
+  if (stored[0] === RAW) return body;
+  throw new Error(`analytics snapshot: unknown packing ${stored[0]}`);
+}
+
 export interface StoredSnapshot {
   /** The counters of the tables the value depends on, when it was read (dataset.ts's cache stamp). */
   stamp: string;
@@ -199,7 +220,7 @@ export async function storedSnapshot(db: Db, key: string): Promise<StoredSnapsho
     versions,
     value: async () => {
       const bytes = await readSnapshotValue(db, key, stamp);
-      return bytes ? decodeSnapshot(bytes) : undefined;
+      return bytes ? decodeSnapshot(unpackSnapshot(bytes)) : undefined;
     },
   };
 }
@@ -229,7 +250,7 @@ function scheduleWrite(db: Db, s: DbSnapshots): void {
     while (s.unwritten.size) {
       const [key, row] = s.unwritten.entries().next().value!;
       s.unwritten.delete(key);
-      const bytes = encodeSnapshot(row.value());
+      const bytes = packSnapshot(encodeSnapshot(row.value()), dialectOf(db) === "postgres");
       await withTransaction(db, async (tx) => {
         await writeSnapshot(tx, key, row.head, bytes, Date.now());
         await pruneSnapshots(tx, MAX_STORED);
