@@ -14,6 +14,7 @@ import { highlightTerms, parseSearchQuery, type SearchHit } from "@/server/domai
 import { LIST_SHORTCUTS, listCommandForKey } from "@/server/domain/trajectory-list-keyboard";
 import { trajectoryListSearch, type TrajectoryListQuery, type TrajectorySortKey } from "@/server/domain/trajectory-list-query";
 import { MarkedParts } from "../../_components/search-highlight";
+import { keyTargetOf } from "../../_lib/key-target";
 import { ShortcutsHelp } from "../../_components/shortcuts-help";
 import { compareHref, differentTasksProblem, MAX_COMPARED, MIN_COMPARED } from "../../compare/_lib/compare-ids";
 import { formatDate, OutcomeBadge } from "../../_components/ui";
@@ -350,11 +351,7 @@ function useListKeys({
   useEffect(() => {
     if (!enabled) return;
     const onKey = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null;
-      const command = listCommandForKey(
-        e,
-        t ? { tagName: t.tagName, isContentEditable: t.isContentEditable, type: (t as HTMLInputElement).type, role: t.getAttribute("role") } : null,
-      );
+      const command = listCommandForKey(e, keyTargetOf(e.target));
       if (!command) return;
       if (help && command !== "toggleHelp" && command !== "close") return;
       if (command === "toggleHelp") setHelp((h) => !h);

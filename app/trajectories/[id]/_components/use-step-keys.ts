@@ -7,6 +7,7 @@
  */
 import { useEffect } from "react";
 import type { KeyLike, TargetLike } from "@/server/domain/player/keyboard";
+import { keyTargetOf } from "../../../_lib/key-target";
 
 /** The commands that close what is open over the view. */
 type Closing = "toggleHelp" | "close";
@@ -15,7 +16,7 @@ export function useStepKeys<C extends string>(commandFor: (e: KeyLike, target: T
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented) return;
-      const cmd = commandFor(e, targetOf(e.target));
+      const cmd = commandFor(e, keyTargetOf(e.target));
       if (!cmd) return;
       if (dialogOpen && !isClosing(cmd)) return;
       e.preventDefault();
@@ -28,10 +29,4 @@ export function useStepKeys<C extends string>(commandFor: (e: KeyLike, target: T
 
 function isClosing(cmd: string): cmd is Closing {
   return cmd === "toggleHelp" || cmd === "close";
-}
-
-/** What the key maps need to know of the element a key was pressed in. */
-function targetOf(t: EventTarget | null): TargetLike | null {
-  if (!(t instanceof HTMLElement)) return null;
-  return { tagName: t.tagName, isContentEditable: t.isContentEditable, type: (t as HTMLInputElement).type, role: t.getAttribute("role") };
 }
