@@ -8,7 +8,7 @@
  * Nothing fires while typing in a field, with Alt, or with Ctrl/Cmd held, except Ctrl/Cmd+Enter (finish the
  * reason, confirm). Key repeat never confirms twice.
  */
-import { formKeyOf, type KeyLike, type TargetLike } from "../player/keyboard";
+import { formCommandForKey, type KeyLike, type TargetLike } from "../player/keyboard";
 
 export type RevealCommand =
   | { kind: "keep" }
@@ -30,22 +30,15 @@ export const REVEAL_SHORTCUTS: { keys: string[]; description: string }[] = [
 ];
 
 export function revealCommandForKey(e: KeyLike, target: TargetLike | null | undefined, opts: { categories: number; revising: boolean }): RevealCommand | null {
-  const pressed = formKeyOf(e, target);
-  if (!pressed) return null;
-  if (pressed.submit) return { kind: "confirm" };
-  const key = pressed.key;
-  switch (key) {
-    case "c":
-      return { kind: "keep" };
-    case "v":
-      return { kind: "revise" };
-    case "n":
-      return { kind: "focusReason" };
-  }
-  if (!opts.revising) return null;
-  if (key === "s") return { kind: "verdict", verdict: "success" };
-  if (key === "x") return { kind: "verdict", verdict: "failure" };
-  if (key === "f") return { kind: "markFirstFailing" };
-  if (/^[1-9]$/.test(key) && Number(key) <= opts.categories) return { kind: "category", index: Number(key) - 1 };
-  return null;
+  const always: Record<string, RevealCommand> = { c: { kind: "keep" }, v: { kind: "revise" }, n: { kind: "focusReason" } };
+  const revising: Record<string, RevealCommand> = {
+    s: { kind: "verdict", verdict: "success" },
+    x: { kind: "verdict", verdict: "failure" },
+    f: { kind: "markFirstFailing" },
+  };
+  return formCommandForKey<RevealCommand>(e, target, {
+    submit: { kind: "confirm" },
+    categories: opts.revising ? opts.categories : 0,
+    keys: opts.revising ? { ...always, ...revising } : always,
+  });
 }

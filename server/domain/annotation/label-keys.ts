@@ -8,7 +8,7 @@
  * Ctrl/Cmd+Enter, which must work from the note too (finish the note, submit, next). Key repeat never submits
  * twice.
  */
-import { formKeyOf, type KeyLike, type TargetLike } from "../player/keyboard";
+import { formCommandForKey, type KeyLike, type TargetLike } from "../player/keyboard";
 
 export type LabelCommand =
   | { kind: "verdict"; verdict: "success" | "failure" | "unsure" | "not_executable" }
@@ -39,33 +39,19 @@ export function labelCommandForKey(
   target: TargetLike | null | undefined,
   opts: { categories: number; allowUnsure: boolean; allowNotExecutable?: boolean },
 ): LabelCommand | null {
-  const pressed = formKeyOf(e, target);
-  if (!pressed) return null;
-  if (pressed.submit) return { kind: "submitAndNext" };
-  const key = pressed.key;
-  switch (key) {
-    case "s":
-      return { kind: "verdict", verdict: "success" };
-    case "x":
-      return { kind: "verdict", verdict: "failure" };
-    case "f":
-      return { kind: "markFirstFailing" };
-    case "u":
-      return { kind: "undo" };
-    case "n":
-      return { kind: "focusNote" };
-    case "m":
-      return { kind: "toggleMarks" };
-    case "q":
-      return opts.allowUnsure ? { kind: "verdict", verdict: "unsure" } : null;
-    case "b":
-      return opts.allowNotExecutable ? { kind: "verdict", verdict: "not_executable" } : null;
-    case "g":
-      return { kind: "guidelines" };
-  }
-  if (/^[1-9]$/.test(key)) {
-    const index = Number(key) - 1;
-    return index < opts.categories ? { kind: "category", index } : null;
-  }
-  return null;
+  return formCommandForKey<LabelCommand>(e, target, {
+    submit: { kind: "submitAndNext" },
+    categories: opts.categories,
+    keys: {
+      s: { kind: "verdict", verdict: "success" },
+      x: { kind: "verdict", verdict: "failure" },
+      q: opts.allowUnsure ? { kind: "verdict", verdict: "unsure" } : null,
+      b: opts.allowNotExecutable ? { kind: "verdict", verdict: "not_executable" } : null,
+      f: { kind: "markFirstFailing" },
+      u: { kind: "undo" },
+      n: { kind: "focusNote" },
+      m: { kind: "toggleMarks" },
+      g: { kind: "guidelines" },
+    },
+  });
 }

@@ -8,7 +8,7 @@
  * Same safety rules: nothing fires while typing in a field, with Alt, or with Ctrl/Cmd held, except
  * Ctrl/Cmd+Enter, which must work from the reasoning box; key repeat never submits twice.
  */
-import { formKeyOf, type KeyLike, type TargetLike } from "../player/keyboard";
+import { formCommandForKey, type KeyLike, type TargetLike } from "../player/keyboard";
 
 export type QaCommand =
   | { kind: "approve" }
@@ -40,35 +40,21 @@ export function qaCommandForKey(
   target: TargetLike | null | undefined,
   opts: { categories: number; allowNotExecutable: boolean },
 ): QaCommand | null {
-  const pressed = formKeyOf(e, target);
-  if (!pressed) return null;
-  if (pressed.submit) return { kind: "submitAndNext" };
-  const key = pressed.key;
-  switch (key) {
-    case "y":
-      return { kind: "approve" };
-    case "s":
-      return { kind: "verdict", verdict: "success" };
-    case "x":
-      return { kind: "verdict", verdict: "failure" };
-    case "b":
-      return opts.allowNotExecutable ? { kind: "verdict", verdict: "not_executable" } : null;
-    case "f":
-      return { kind: "markFailurePoint" };
-    case "n":
-      return { kind: "focusReasoning" };
-    case "c":
-      return { kind: "cycleConfidence" };
-    case "d":
-      return { kind: "cycleSource" };
-    case "g":
-      return { kind: "guidelines" };
-  }
-  if (/^[1-9]$/.test(key)) {
-    const index = Number(key) - 1;
-    return index < opts.categories ? { kind: "category", index } : null;
-  }
-  return null;
+  return formCommandForKey<QaCommand>(e, target, {
+    submit: { kind: "submitAndNext" },
+    categories: opts.categories,
+    keys: {
+      y: { kind: "approve" },
+      s: { kind: "verdict", verdict: "success" },
+      x: { kind: "verdict", verdict: "failure" },
+      b: opts.allowNotExecutable ? { kind: "verdict", verdict: "not_executable" } : null,
+      f: { kind: "markFailurePoint" },
+      n: { kind: "focusReasoning" },
+      c: { kind: "cycleConfidence" },
+      d: { kind: "cycleSource" },
+      g: { kind: "guidelines" },
+    },
+  });
 }
 
 /**

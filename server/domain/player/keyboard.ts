@@ -107,6 +107,26 @@ export function formKeyOf(e: KeyLike, target: TargetLike | null | undefined): { 
   return { submit: false, key };
 }
 
+/**
+ * A form's key map read as data (the label, QA and reveal panels): Ctrl/Cmd+Enter is `submit`, a key its entry in
+ * `keys` (null: not offered here), `1`–`9` the category of that number while there are that many, anything else null.
+ * The safety rules are formKeyOf's.
+ */
+export function formCommandForKey<C>(
+  e: KeyLike,
+  target: TargetLike | null | undefined,
+  map: { submit: C; keys: Record<string, C | null>; categories: number },
+): C | { kind: "category"; index: number } | null {
+  const pressed = formKeyOf(e, target);
+  if (!pressed) return null;
+  if (pressed.submit) return map.submit;
+  const key = pressed.key;
+  if (Object.hasOwn(map.keys, key)) return map.keys[key] ?? null;
+  if (!/^[1-9]$/.test(key)) return null;
+  const index = Number(key) - 1;
+  return index < map.categories ? { kind: "category", index } : null;
+}
+
 /** True when keystrokes belong to a text field (or a control that uses the keys itself). */
 export function isTypingTarget(t: TargetLike | null | undefined): boolean {
   if (!t) return false;
