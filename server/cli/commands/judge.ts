@@ -53,14 +53,46 @@ import {
 import { PERTURBATION_KINDS, type PerturbationKind } from "../../domain/evaluation/prompt-variants";
 import { parseK } from "../../domain/evaluation/verdicts";
 import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
+import { answer, answerList, actionAndSubject } from "../answer";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
+
+const CONFIG_REQUIRED = "--config <name> is required (see `npm run cli -- judge-config list`)";
 
 function intFlag(args: ParsedArgs, name: string, min: number, max: number): number | undefined {
   const v = flagString(args, name);
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
   return Number(v);
+}
+
+/** A flag the command cannot go without; the message says what to give. */
+function requiredFlag(args: ParsedArgs, name: string, message: string): string {
+  const v = flagString(args, name);
+  if (!v) throw new UsageError(message);
+  return v;
+}
+
+/** A judge configuration named on the command line: its id when the text is a number, else its name. */
+function configRefOf(text: string): string | number {
+  return /^\d+$/.test(text) ? Number(text) : text;
+}
+
+/** The k values or k a flag gives, its parser's complaint as a usage error. */
+function parsedK<T>(parse: (text: string) => T, text: string): T {
+  try {
+    return parse(text);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** `--resume <id>`: the id of what to resume (a batch, a stress test), or undefined without the flag. */
+function resumeIdFlag(args: ParsedArgs, what: string): number | undefined {
+  const resume = flagString(args, "resume");
+  if (resume === undefined) return undefined;
+  if (!/^\d+$/.test(resume)) throw new UsageError(`--resume takes a ${what} id`);
+  return Number(resume);
 }
 
 function numFlag(args: ParsedArgs, name: string): number | undefined {
@@ -182,26 +214,17 @@ export const judgeCommand: CliCommand = {
     if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
-    const resume = flagString(args, "resume");
+    const resume = resumeIdFlag(args, "batch");
     if (resume !== undefined) {
-      if (!/^\d+$/.test(resume)) throw new UsageError("--resume takes a batch id");
-      const batch = await requireBatch(ctx.db, Number(resume));
+      const batch = await requireBatch(ctx.db, resume);
       const { requeued } = await resumeJudgeBatch(ctx.db, batch.id);
       if (!json) io.stderr(`Resuming batch ${batch.id}: ${requeued} job(s) back in the queue\n`);
       return runWithProgress(io, batch.id, json);
     }
-    const configRef = flagString(args, "config");
-    if (!configRef) throw new UsageError("--config <name> is required (see `npm run cli -- judge-config list`)");
-    const kText = flagString(args, "k");
-    if (!kText) throw new UsageError("--k is required, e.g. --k 1,3,full");
-    let kValues;
-    try {
-      kValues = parseKList(kText);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const configRef = requiredFlag(args, "config", CONFIG_REQUIRED);
+    const kValues = parsedK(parseKList, requiredFlag(args, "k", "--k is required, e.g. --k 1,3,full"));
     const { ids, label } = await selection(args, ctx.db);
-    const config = await requireJudgeConfig(ctx.db, /^\d+$/.test(configRef) ? Number(configRef) : configRef);
+    const config = await requireJudgeConfig(ctx.db, configRefOf(configRef));
     const request = {
       config: config.id,
       trajectoryIds: ids,
@@ -241,31 +264,27 @@ export const judgeBatchCommand: CliCommand = {
   usage: "npm run cli -- judge-batch list [--json] | status <id> [--json] | cancel <id> [--json]",
   async run(argv, io) {
     const args = parseArgs(argv, { boolFlags: ["json"] });
-    const [action, id, ...extra] = args.positionals;
-    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+    const [action, id] = actionAndSubject(args);
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
     if (action === "list") {
-      const rows = await listBatches(ctx.db);
-      if (json) io.stdout(JSON.stringify({ batches: rows }) + "\n");
-      else if (!rows.length) io.stderr("No judge batches yet.\n");
-      else {
-        for (const b of rows) {
-          io.stderr(
-            `#${b.id} ${b.status.padEnd(9)} ${b.configName} k=${b.kValues.join(",")} ${b.trajectoryCount} traj. ` +
-              `${b.succeeded} done ${b.failed} failed ${b.cancelled} cancelled (${b.selectionLabel ?? ""})\n`,
-          );
-        }
-      }
-      return 0;
+      return answerList(io, json, "batches", await listBatches(ctx.db), {
+        empty: "No judge batches yet.\n",
+        line: (b) =>
+          `#${b.id} ${b.status.padEnd(9)} ${b.configName} k=${b.kValues.join(",")} ${b.trajectoryCount} traj. ` +
+          `${b.succeeded} done ${b.failed} failed ${b.cancelled} cancelled (${b.selectionLabel ?? ""})\n`,
+      });
     }
     if (action !== "status" && action !== "cancel") throw new UsageError(`unknown action ${JSON.stringify(action ?? "")}`);
     if (!id || !/^\d+$/.test(id)) throw new UsageError(`${action} needs a batch id`);
     if (action === "cancel") {
       const r = await cancelJudgeBatch(ctx.db, Number(id));
-      if (json) io.stdout(JSON.stringify({ batchId: Number(id), ...r }) + "\n");
-      else io.stderr(`Batch ${id}: ${r.cancelled} queued job(s) cancelled, ${r.signalled} running job(s) asked to stop\n`);
-      return 0;
+      return answer(
+        io,
+        json,
+        { batchId: Number(id), ...r },
+        `Batch ${id}: ${r.cancelled} queued job(s) cancelled, ${r.signalled} running job(s) asked to stop\n`,
+      );
     }
     const p = await judgeBatchProgress(ctx.db, Number(id));
     if (json) io.stdout(JSON.stringify(summaryJson(p, { etaSeconds: p.jobs.etaSeconds })) + "\n");
@@ -322,24 +341,17 @@ export const judgeConfigCommand: CliCommand = {
     "  VERDICT_JUDGE_ALLOW_LOOPBACK (e.g. 8000,11434).",
   async run(argv, io) {
     const args = parseArgs(argv, { valueFlags: CONFIG_VALUE_FLAGS, boolFlags: ["json", "history", "thoughts", "cite"] });
-    const [action, name, ...extra] = args.positionals;
-    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+    const [action, name] = actionAndSubject(args);
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
     if (action === "list") {
-      const views = await listJudgeConfigViews(ctx.db);
-      if (json) io.stdout(JSON.stringify({ configs: views }) + "\n");
-      else if (!views.length) io.stderr("No judge configurations yet: add one with `npm run cli -- judge-config add --name …`\n");
-      else {
-        for (const c of views) {
-          io.stderr(
-            `${c.name}: ${c.model} at ${c.baseUrl ?? "OpenAI"} (key ${c.apiKeySource}), protocol ${c.protocol} (prompt ${c.promptVersion}), ` +
-              `screenshots ${c.options.screenshots}${c.options.includeActionHistory ? ", +history" : ""}` +
-              `${c.options.includeThoughts ? ", +thoughts" : ""}${c.options.maxImageSide ? `, ≤${c.options.maxImageSide}px` : ""}\n`,
-          );
-        }
-      }
-      return 0;
+      return answerList(io, json, "configs", await listJudgeConfigViews(ctx.db), {
+        empty: "No judge configurations yet: add one with `npm run cli -- judge-config add --name …`\n",
+        line: (c) =>
+          `${c.name}: ${c.model} at ${c.baseUrl ?? "OpenAI"} (key ${c.apiKeySource}), protocol ${c.protocol} (prompt ${c.promptVersion}), ` +
+          `screenshots ${c.options.screenshots}${c.options.includeActionHistory ? ", +history" : ""}` +
+          `${c.options.includeThoughts ? ", +thoughts" : ""}${c.options.maxImageSide ? `, ≤${c.options.maxImageSide}px` : ""}\n`,
+      });
     }
     if (action === "set-key") {
       if (!name) throw new UsageError("set-key needs a configuration name");
@@ -349,17 +361,13 @@ export const judgeConfigCommand: CliCommand = {
       if (!key) throw new UsageError(`environment variable ${from} is empty`);
       const c = await requireJudgeConfig(ctx.db, name);
       await setStoredApiKey(ctx.db, c.id, key);
-      if (json) io.stdout(JSON.stringify({ name: c.name, apiKeySource: "stored" }) + "\n");
-      else io.stderr(`Stored an API key for ${c.name} (server-side only).\n`);
-      return 0;
+      return answer(io, json, { name: c.name, apiKeySource: "stored" }, `Stored an API key for ${c.name} (server-side only).\n`);
     }
     if (action === "remove") {
       if (!name) throw new UsageError("remove needs a configuration name");
       const c = await requireJudgeConfig(ctx.db, name);
       await deleteJudgeConfig(ctx.db, c.id);
-      if (json) io.stdout(JSON.stringify({ removed: c.name }) + "\n");
-      else io.stderr(`Removed judge configuration ${c.name}.\n`);
-      return 0;
+      return answer(io, json, { removed: c.name }, `Removed judge configuration ${c.name}.\n`);
     }
     if (action !== "add") throw new UsageError(`unknown action ${JSON.stringify(action ?? "")} (add, list, set-key, remove)`);
     if (name) throw new UsageError("add takes --name, not a positional name");
@@ -457,13 +465,19 @@ function pct(v: number | null): string {
 
 function kappaText(k: { kappa: number | null; reason: string | null; interval: { low: number | null; high: number | null; note: string | null } }): string {
   if (k.kappa === null) return `undefined (${k.reason})`;
-  const ci =
-    k.interval.low !== null && k.interval.high !== null
-      ? ` [${k.interval.low.toFixed(3)}, ${k.interval.high.toFixed(3)}]`
-      : k.interval.note
-        ? ` (${k.interval.note})`
-        : "";
-  return `${k.kappa.toFixed(3)}${ci}`;
+  return k.kappa.toFixed(3) + intervalText(k.interval);
+}
+
+/** An interval's text after its estimate: ` [low, high]`, its note in brackets when there is none, or nothing. */
+function intervalText(i: { low: number | null; high: number | null; note: string | null }): string {
+  if (i.low !== null && i.high !== null) return ` [${i.low.toFixed(3)}, ${i.high.toFixed(3)}]`;
+  return i.note ? ` (${i.note})` : "";
+}
+
+/** A change of κ between two runs or versions: signed, with its interval. */
+function kappaChangeText(c: { estimate: number | null; low: number | null; high: number | null; note: string | null }): string {
+  const change = c.estimate === null ? "–" : `${c.estimate >= 0 ? "+" : ""}${c.estimate.toFixed(3)}`;
+  return change + intervalText(c);
 }
 
 function rateText(r: { estimate: number | null; low: number | null; high: number | null }, count?: string): string {
@@ -482,19 +496,12 @@ function stressReportText(r: StressTestReport): string {
   ];
   for (const p of r.perturbations) {
     const c = p.comparison;
-    const change = c.kappaChange.estimate === null ? "–" : `${c.kappaChange.estimate >= 0 ? "+" : ""}${c.kappaChange.estimate.toFixed(3)}`;
-    const changeCi =
-      c.kappaChange.low !== null && c.kappaChange.high !== null
-        ? ` [${c.kappaChange.low.toFixed(3)}, ${c.kappaChange.high.toFixed(3)}]`
-        : c.kappaChange.note
-          ? ` (${c.kappaChange.note})`
-          : "";
     lines.push(
       "",
       `  ${p.label} (${p.perturbation}):`,
       `    flip rate ${rateText(c.flipRate, `${c.flipRate.successes}/${c.n}`)}: ${c.nowRight} now right, ${c.nowWrong} now wrong` +
         (c.leftOut ? `; ${c.leftOut} item(s) without both verdicts left out` : ""),
-      `    κ ${kappaText(c.kappaA)} → ${kappaText(c.kappaB)}, change ${change}${changeCi}`,
+      `    κ ${kappaText(c.kappaA)} → ${kappaText(c.kappaB)}, change ${kappaChangeText(c.kappaChange)}`,
       `    FPR ${rateText(p.measures.errors.falsePositive)}, FNR ${rateText(p.measures.errors.falseNegative)}`,
       ...p.flipped.map(
         (f) => `    flipped: trajectory ${f.trajectoryId} (task ${f.taskExternalId}) ${f.before} → ${f.after}, people said ${f.human}: ${f.direction}`,
@@ -519,18 +526,14 @@ export const judgeStressCommand: CliCommand = {
     });
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
-    const [action, id, ...extra] = args.positionals;
-    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+    const [action, id] = actionAndSubject(args);
     if (action === "list") {
-      const rows = await listStressTests(ctx.db);
-      if (json) io.stdout(JSON.stringify({ stressTests: rows }) + "\n");
-      else if (!rows.length) io.stderr("No stress tests yet.\n");
-      else
-        for (const r of rows)
-          io.stdout(
-            `#${r.id} ${r.configName} on ${r.campaignName} k=${r.k} seed ${r.seed}: ${r.perturbations.join(", ")}; ${r.trajectories} trajectories; batch ${r.batchId ?? "–"} ${r.batchStatus ?? ""}\n`,
-          );
-      return 0;
+      return answerList(io, json, "stressTests", await listStressTests(ctx.db), {
+        empty: "No stress tests yet.\n",
+        to: "stdout",
+        line: (r) =>
+          `#${r.id} ${r.configName} on ${r.campaignName} k=${r.k} seed ${r.seed}: ${r.perturbations.join(", ")}; ${r.trajectories} trajectories; batch ${r.batchId ?? "–"} ${r.batchStatus ?? ""}\n`,
+      });
     }
     if (action === "report") {
       if (!id || !/^\d+$/.test(id)) throw new UsageError("report needs a stress test id (see `judge-stress list`)");
@@ -539,27 +542,17 @@ export const judgeStressCommand: CliCommand = {
       return 0;
     }
     if (action !== undefined) throw new UsageError(`unknown action ${JSON.stringify(action)} (report, list, or flags to start a stress test)`);
-    const resume = flagString(args, "resume");
+    const resume = resumeIdFlag(args, "stress test");
     if (resume !== undefined) {
-      if (!/^\d+$/.test(resume)) throw new UsageError("--resume takes a stress test id");
-      const st = await requireStressTest(ctx.db, Number(resume));
+      const st = await requireStressTest(ctx.db, resume);
       if (st.batchId == null) throw new UsageError(`stress test ${st.id} has no judge batch left to resume`);
       const { requeued } = await resumeJudgeBatch(ctx.db, st.batchId);
       if (!json) io.stderr(`Resuming stress test ${st.id} (batch ${st.batchId}): ${requeued} call(s) back in the queue\n`);
       return finishStress(io, st.id, st.batchId, json);
     }
-    const configRef = flagString(args, "config");
-    if (!configRef) throw new UsageError("--config <name> is required (see `npm run cli -- judge-config list`)");
-    const campaign = flagString(args, "campaign");
-    if (!campaign) throw new UsageError("--campaign <name or id> is required: its consolidated labels are what the judge is compared with");
-    const kText = flagString(args, "k");
-    if (!kText) throw new UsageError("--k is required, e.g. --k 3 or --k full");
-    let k;
-    try {
-      k = parseK(kText);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const configRef = requiredFlag(args, "config", CONFIG_REQUIRED);
+    const campaign = requiredFlag(args, "campaign", "--campaign <name or id> is required: its consolidated labels are what the judge is compared with");
+    const k = parsedK(parseK, requiredFlag(args, "k", "--k is required, e.g. --k 3 or --k full"));
     const perturbText = flagString(args, "perturb");
     const perturbations = perturbText
       ?.split(",")
@@ -569,7 +562,7 @@ export const judgeStressCommand: CliCommand = {
       if (!PERTURBATION_KINDS.includes(p))
         throw new UsageError(`--perturb: unknown perturbation ${JSON.stringify(p)}; choose from ${PERTURBATION_KINDS.join(", ")}`);
     const request = {
-      config: /^\d+$/.test(configRef) ? Number(configRef) : configRef,
+      config: configRefOf(configRef),
       campaign,
       k,
       perturbations,
@@ -644,15 +637,8 @@ function versionsText(view: AlignmentView, withDiff: boolean): string {
     );
     const c = r.comparedWithParent;
     if (c) {
-      const change = c.kappaChange.estimate === null ? "–" : `${c.kappaChange.estimate >= 0 ? "+" : ""}${c.kappaChange.estimate.toFixed(3)}`;
-      const ci =
-        c.kappaChange.low !== null && c.kappaChange.high !== null
-          ? ` [${c.kappaChange.low.toFixed(3)}, ${c.kappaChange.high.toFixed(3)}]`
-          : c.kappaChange.note
-            ? ` (${c.kappaChange.note})`
-            : "";
       lines.push(
-        `    against v${c.parentNumber}: κ change ${change}${ci}; ${c.flipRate.successes} of ${c.n} flipped (${c.nowRight} now right, ${c.nowWrong} now wrong)`,
+        `    against v${c.parentNumber}: κ change ${kappaChangeText(c.kappaChange)}; ${c.flipRate.successes} of ${c.n} flipped (${c.nowRight} now right, ${c.nowWrong} now wrong)`,
       );
       for (const f of c.flipped)
         lines.push(`      flipped: trajectory ${f.trajectoryId} (task ${f.taskExternalId}) ${f.before} → ${f.after}, people said ${f.human}: ${f.direction}`);
@@ -698,15 +684,10 @@ async function alignCreate({ args, ctx, out }: AlignCall): Promise<number> {
   const share = flagString(args, "held-out");
   if (share !== undefined && !(Number(share) > 0 && Number(share) < 1))
     throw new UsageError("--held-out is the share of items held out, between 0 and 1 (e.g. 0.5)");
-  let k;
-  try {
-    k = parseK(kText);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const k = parsedK(parseK, kText);
   const { alignment: a } = await createAlignment(ctx.db, {
     name,
-    config: /^\d+$/.test(config) ? Number(config) : config,
+    config: configRefOf(config),
     campaign,
     k,
     heldOutShare: share === undefined ? undefined : Number(share),
@@ -862,8 +843,7 @@ export const judgeAlignCommand: CliCommand = {
     });
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
-    const [action, study, ...extra] = args.positionals;
-    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+    const [action, study] = actionAndSubject(args);
     const out = (value: unknown, text: string) => io.stdout(json ? JSON.stringify(value) + "\n" : text);
     const call: AlignCall = { args, io, ctx, json, study: study ?? "", out };
     if (action === "list") return alignList(call);
