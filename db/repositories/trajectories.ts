@@ -343,6 +343,25 @@ export async function countSteps(db: Db, trajectoryId: number): Promise<number> 
 }
 
 /** Ids of every trajectory, or of one run's, ascending. */
+/**
+ * The ids among `ids` that name a stored trajectory, once each and ascending: a campaign's selection refuses the
+ * others, a judge batch drops the ones deleted since they were chosen. Read 500 at a time (bound-parameter limits).
+ */
+export async function existingTrajectoryIds(db: Db, ids: number[]): Promise<number[]> {
+  const { trajectories } = tablesOf(db);
+  const wanted = [...new Set(ids)].sort((a, b) => a - b);
+  const out: number[] = [];
+  for (let i = 0; i < wanted.length; i += 500) {
+    const rows = await db
+      .select({ id: trajectories.id })
+      .from(trajectories)
+      .where(inArray(trajectories.id, wanted.slice(i, i + 500)))
+      .orderBy(asc(trajectories.id));
+    out.push(...rows.map((r) => r.id));
+  }
+  return out;
+}
+
 export async function trajectoryIds(db: Db, where: { runId?: number } = {}): Promise<number[]> {
   const { trajectories } = tablesOf(db);
   const rows = await db

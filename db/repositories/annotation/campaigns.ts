@@ -155,16 +155,9 @@ export async function listCampaigns(db: Db): Promise<CampaignRow[]> {
   return db.select().from(annotationCampaigns).orderBy(desc(annotationCampaigns.id));
 }
 
-/** Campaigns a user may label in. */
+/** Campaigns a user may label in, newest first. */
 export async function listCampaignsOfAnnotator(db: Db, userId: string): Promise<CampaignRow[]> {
-  const { annotationCampaigns, campaignAnnotators } = tablesOf(db);
-  const rows = await db
-    .select({ c: annotationCampaigns })
-    .from(annotationCampaigns)
-    .innerJoin(campaignAnnotators, eq(campaignAnnotators.campaignId, annotationCampaigns.id))
-    .where(eq(campaignAnnotators.userId, userId))
-    .orderBy(desc(annotationCampaigns.id));
-  return rows.map((r) => r.c);
+  return campaignsOfMember(db, "annotators", userId);
 }
 
 // ---------------------------------------------------------------- items
@@ -215,20 +208,25 @@ export async function insertCampaignItems(
 /** Items added at once from which PostgreSQL's statistics of campaign_items are refreshed straight away. */
 const ANALYZE_AFTER_ITEMS = 200;
 
-/** An item by its campaign-local number (what annotators see instead of trajectory ids). */
-export async function getItemByNumber(db: Db, campaignId: number, itemNo: number): Promise<CampaignItemRow | undefined> {
+/** A campaign's item by a key unique within the campaign: its number or its trajectory (one prepared query each). */
+async function campaignItemBy(db: Db, campaignId: number, key: "itemNo" | "trajectoryId", value: number): Promise<CampaignItemRow | undefined> {
   const { campaignItems } = tablesOf(db);
   const rows = await executePrepared(
     db,
-    "getItemByNumber",
+    `campaignItemBy_${key}`,
     () =>
       db
         .select()
         .from(campaignItems)
-        .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.itemNo, P("itemNo")))),
-    { campaignId, itemNo },
+        .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems[key], P("value")))),
+    { campaignId, value },
   );
   return rows[0];
+}
+
+/** An item by its campaign-local number (what annotators see instead of trajectory ids). */
+export async function getItemByNumber(db: Db, campaignId: number, itemNo: number): Promise<CampaignItemRow | undefined> {
+  return campaignItemBy(db, campaignId, "itemNo", itemNo);
 }
 
 export async function getItem(db: Db, itemId: number): Promise<CampaignItemRow | undefined> {
@@ -260,19 +258,9 @@ export async function lockItemForLabel(db: Db, campaignId: number, trajectoryId:
   return rows[0];
 }
 
+/** A campaign's item for a trajectory. */
 export async function getItemByTrajectory(db: Db, campaignId: number, trajectoryId: number): Promise<CampaignItemRow | undefined> {
-  const { campaignItems } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    "getItemByTrajectory",
-    () =>
-      db
-        .select()
-        .from(campaignItems)
-        .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.trajectoryId, P("trajectoryId")))),
-    { campaignId, trajectoryId },
-  );
-  return rows[0];
+  return campaignItemBy(db, campaignId, "trajectoryId", trajectoryId);
 }
 
 export async function campaignItemIds(
@@ -416,43 +404,42 @@ export async function campaignMemberList(db: Db, kind: CampaignMemberKind, campa
     .orderBy(asc(users.name), asc(users.id));
 }
 
-export async function isCampaignAnnotator(db: Db, campaignId: number, userId: string): Promise<boolean> {
-  const { campaignAnnotators } = tablesOf(db);
+/** True when the user is a member of that kind of the campaign (asked on every label and review: a prepared query). */
+export async function isCampaignMember(db: Db, kind: CampaignMemberKind, campaignId: number, userId: string): Promise<boolean> {
+  const members = membersTable(db, kind);
   const rows = await executePrepared(
     db,
-    "isCampaignAnnotator",
+    `isCampaignMember_${kind}`,
     () =>
       db
-        .select({ userId: campaignAnnotators.userId })
-        .from(campaignAnnotators)
-        .where(and(eq(campaignAnnotators.campaignId, P("campaignId")), eq(campaignAnnotators.userId, P("userId")))),
+        .select({ userId: members.userId })
+        .from(members)
+        .where(and(eq(members.campaignId, P("campaignId")), eq(members.userId, P("userId"))))
+        .limit(1),
     { campaignId, userId },
   );
   return rows.length > 0;
 }
 
-export async function isQaReviewer(db: Db, campaignId: number, userId: string): Promise<boolean> {
-  const { campaignQaReviewers } = tablesOf(db);
-  const row = await first(
-    db
-      .select({ userId: campaignQaReviewers.userId })
-      .from(campaignQaReviewers)
-      .where(and(eq(campaignQaReviewers.campaignId, campaignId), eq(campaignQaReviewers.userId, userId)))
-      .limit(1),
-  );
-  return !!row;
+export const isCampaignAnnotator = (db: Db, campaignId: number, userId: string) => isCampaignMember(db, "annotators", campaignId, userId);
+export const isQaReviewer = (db: Db, campaignId: number, userId: string) => isCampaignMember(db, "qaReviewers", campaignId, userId);
+
+/** The campaigns a user is a member of that kind of, newest first. */
+export async function campaignsOfMember(db: Db, kind: CampaignMemberKind, userId: string): Promise<CampaignRow[]> {
+  const { annotationCampaigns } = tablesOf(db);
+  const members = membersTable(db, kind);
+  const rows = await db
+    .select({ c: annotationCampaigns })
+    .from(annotationCampaigns)
+    .innerJoin(members, eq(members.campaignId, annotationCampaigns.id))
+    .where(eq(members.userId, userId))
+    .orderBy(desc(annotationCampaigns.id));
+  return rows.map((r) => r.c);
 }
 
 /** Campaigns a user is a designated QA reviewer of, newest first. */
 export async function listCampaignsOfQaReviewer(db: Db, userId: string): Promise<CampaignRow[]> {
-  const { annotationCampaigns, campaignQaReviewers } = tablesOf(db);
-  const rows = await db
-    .select({ c: annotationCampaigns })
-    .from(annotationCampaigns)
-    .innerJoin(campaignQaReviewers, eq(campaignQaReviewers.campaignId, annotationCampaigns.id))
-    .where(eq(campaignQaReviewers.userId, userId))
-    .orderBy(desc(annotationCampaigns.id));
-  return rows.map((r) => r.c);
+  return campaignsOfMember(db, "qaReviewers", userId);
 }
 
 /** True when the user is a designated QA reviewer of any campaign (the nav shows them the QA page). */
@@ -696,19 +683,6 @@ export async function remainingForUser(db: Db, campaignId: number, userId: strin
 }
 
 // ---------------------------------------------------------------- trajectories as campaigns select and number them
-
-export async function existingTrajectoryIds(db: Db, ids: number[]): Promise<Set<number>> {
-  const { trajectories } = tablesOf(db);
-  const out = new Set<number>();
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    for (const r of await db
-      .select({ id: trajectories.id })
-      .from(trajectories)
-      .where(inArray(trajectories.id, ids.slice(i, i + CHUNK))))
-      out.add(r.id);
-  }
-  return out;
-}
 
 export async function trajectoryStepCount(db: Db, trajectoryId: number): Promise<number | undefined> {
   const { trajectories } = tablesOf(db);

@@ -436,21 +436,6 @@ export async function deleteVerdicts(db: Db, f: VerdictFilter): Promise<number> 
   return affectedRows(await db.delete(t.evaluatorVerdicts).where(where));
 }
 
-/** Trajectories that exist among `ids` (batches drop ids deleted since selection). */
-export async function existingTrajectoryIds(db: Db, ids: number[]): Promise<number[]> {
-  const { trajectories } = tablesOf(db);
-  const out: number[] = [];
-  for (let i = 0; i < ids.length; i += 500) {
-    const rows = await db
-      .select({ id: trajectories.id })
-      .from(trajectories)
-      .where(inArray(trajectories.id, ids.slice(i, i + 500)))
-      .orderBy(asc(trajectories.id));
-    out.push(...rows.map((r) => r.id));
-  }
-  return out;
-}
-
 /**
  * Replaces the verdicts an import brought for one trajectory (origin "import") with `verdicts`; verdicts Verdict
  * computed itself are left alone. Used by ingest when a trajectory is created or its source changed.

@@ -11,7 +11,6 @@ import {
   annotatorProgress,
   campaignCounts,
   campaignItemIds,
-  existingTrajectoryIds,
   complianceItems,
   getCampaign,
   getCampaignByName,
@@ -25,6 +24,7 @@ import {
   listCampaignsOfAnnotator,
   updateCampaign,
 } from "../../../db/repositories/annotation/campaigns";
+import { existingTrajectoryIds } from "../../../db/repositories/trajectories";
 import { labelGuidelineVersionCounts, ownLabelCounts } from "../../../db/repositories/annotation/labels";
 import { campaignsLabellingBlind } from "../../../db/repositories/access/blind-rule";
 import { DEFAULT_SAMPLE_SEED, matchingTrajectoryIds, type SelectionFilter } from "../trajectory-views";
@@ -141,7 +141,7 @@ export async function describeFilterNamed(db: Db, f: SelectionFilter): Promise<s
 export async function resolveSelection(db: Db, input: { trajectoryIds?: number[]; filter?: SelectionFilter }): Promise<number[]> {
   if (input.trajectoryIds) {
     const unique = [...new Set(input.trajectoryIds)];
-    const found = await existingTrajectoryIds(db, unique);
+    const found = new Set(await existingTrajectoryIds(db, unique));
     const missing = unique.filter((id) => !found.has(id));
     if (missing.length)
       throw new ValidationError(

@@ -9,7 +9,6 @@
  */
 import { withTransaction, type Db } from "../../../db/database";
 import {
-  existingTrajectoryIds,
   existingVerdictKeys,
   getJudgeBatch,
   insertJudgeBatch,
@@ -17,7 +16,7 @@ import {
   updateJudgeBatch,
   verdictTotals,
 } from "../../../db/repositories/evaluation/verdicts";
-import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
+import { existingTrajectoryIds, getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import type { JobRow, JudgeBatchRow } from "../../../db/schema/index";
 import {
   describeCase,
@@ -169,7 +168,7 @@ export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<Bat
   const variants: ResolvedVariant[] = [];
   for (const text of req.variants ?? [""]) variants.push(await resolveJudgeVariant(db, config, text));
   const options = variants[0]!.configOptions;
-  const ids = [...new Set(await existingTrajectoryIds(db, [...new Set(req.trajectoryIds)]))].sort((a, b) => a - b);
+  const ids = await existingTrajectoryIds(db, req.trajectoryIds);
   const kTexts = req.kValues.map(formatK);
   const existing = new Map<string, Set<string>>();
   for (const v of variants) {
