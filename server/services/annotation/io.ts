@@ -42,8 +42,7 @@ import {
 } from "../../domain/annotation/label-schema";
 import { answersForExport } from "../../domain/annotation/questions";
 import { ConflictError, ValidationError } from "../../errors";
-import { assertNotLabellingBlind } from "../access";
-import { requireCampaign } from "./campaign-lookup";
+import { campaignForExport, csvOrJsonlFile, requireCampaign } from "./campaign-lookup";
 import { recomputeItem } from "./consolidation";
 import { withTransaction } from "../../../db/database";
 
@@ -152,19 +151,13 @@ export async function exportCampaignLabels(
   campaignId: number,
   format: "csv" | "jsonl",
 ): Promise<{ fileName: string; contentType: string; body: string }> {
-  requireRole(actor, "researcher", "export labels");
-  const campaign = await requireCampaign(db, campaignId);
-  await assertNotLabellingBlind(db, actor.userId);
+  const { campaign, slug } = await campaignForExport(db, actor, campaignId);
   const rows = await campaignLabelRows(db, campaignId);
-  const slug =
-    campaign.name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
   const questionIds = (campaign.labelSchema.questions ?? []).map((q) => q.id);
-  return format === "csv"
-    ? { fileName: `${slug}-labels.csv`, contentType: "text/csv; charset=utf-8", body: labelExportCsv(rows, { questionIds }) }
-    : { fileName: `${slug}-labels.jsonl`, contentType: "application/x-ndjson; charset=utf-8", body: labelExportJsonl(rows, { questionIds }) };
+  return csvOrJsonlFile(slug, "labels", format, {
+    csv: () => labelExportCsv(rows, { questionIds }),
+    jsonl: () => labelExportJsonl(rows, { questionIds }),
+  });
 }
 
 // ---------------------------------------------------------------- import

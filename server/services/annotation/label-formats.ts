@@ -24,8 +24,7 @@ import {
 import { LABEL_EXPORT_COLUMNS, LABEL_IMPORT_PRESETS, labelExportCsv, labelExportJsonl, type LabelImportMapping } from "../../domain/annotation/label-io";
 import type { LabelVerdict } from "../../domain/annotation/label-schema";
 import { ValidationError } from "../../errors";
-import { assertNotLabellingBlind } from "../access";
-import { requireCampaign } from "./campaign-lookup";
+import { campaignForExport } from "./campaign-lookup";
 import { campaignLabelRows, importLabelTable, type LabelImportReport, type LabelImportRequest } from "./io";
 
 export interface LabelFile {
@@ -48,13 +47,7 @@ const str = (v: unknown) => (v === null || v === undefined ? "" : String(v));
 export async function exportLabelsAs(db: Db, actor: Actor, campaignId: number, formatName: string): Promise<LabelFile> {
   requireRole(actor, "researcher", "export labels");
   const format = checkFormat(formatName);
-  const campaign = await requireCampaign(db, campaignId);
-  await assertNotLabellingBlind(db, actor.userId);
-  const slug =
-    campaign.name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
+  const { slug } = await campaignForExport(db, actor, campaignId);
   const rows = await campaignLabelRows(db, campaignId);
   const annotations = rows.filter((r) => r.kind === "annotation");
   switch (format) {

@@ -5,11 +5,10 @@
  */
 import type { Db } from "../../../db/database";
 import { revealRowsOfCampaign } from "../../../db/repositories/annotation/reveals";
-import { requireRole, type Actor } from "../../domain/access/actor";
+import type { Actor } from "../../domain/access/actor";
 import { revealStagesCsv, revealStagesJsonl, type RevealStageRow } from "../../domain/agreement/reveal-export";
 import { parseEvaluatorId } from "../../domain/analytics/measures";
-import { assertNotLabellingBlind } from "../access";
-import { requireCampaign } from "./campaign-lookup";
+import { campaignForExport, csvOrJsonlFile } from "./campaign-lookup";
 
 const stepNumber = (index: number | null) => (index === null ? null : index + 1);
 
@@ -57,16 +56,7 @@ export async function exportRevealStages(
   campaignId: number,
   format: "csv" | "jsonl",
 ): Promise<{ fileName: string; contentType: string; body: string }> {
-  requireRole(actor, "researcher", "export labels");
-  const campaign = await requireCampaign(db, campaignId);
-  await assertNotLabellingBlind(db, actor.userId);
+  const { slug } = await campaignForExport(db, actor, campaignId);
   const rows = await revealStageRows(db, campaignId);
-  const slug =
-    campaign.name
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "-")
-      .replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
-  return format === "csv"
-    ? { fileName: `${slug}-reveal-stages.csv`, contentType: "text/csv; charset=utf-8", body: revealStagesCsv(rows) }
-    : { fileName: `${slug}-reveal-stages.jsonl`, contentType: "application/x-ndjson; charset=utf-8", body: revealStagesJsonl(rows) };
+  return csvOrJsonlFile(slug, "reveal-stages", format, { csv: () => revealStagesCsv(rows), jsonl: () => revealStagesJsonl(rows) });
 }
