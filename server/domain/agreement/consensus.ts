@@ -304,6 +304,42 @@ export function hasConverged(previous: number, current: number, tolerance: numbe
 }
 
 /**
+ * The E-step of an EM fit over the distinct label patterns: for each pattern, `prior` fills the log class
+ * probabilities, `addCode` adds what each of its labels says about each class, and the result is normalised into
+ * `posterior` (row g). Returns the patterns' weighted log-likelihood, or -Infinity when some pattern has every class
+ * impossible (that pattern's previous posterior stands).
+ */
+export function patternsEStep(
+  patterns: Pick<LabelPatterns, "count" | "weight" | "start" | "codes">,
+  classes: number,
+  posterior: Float64Array,
+  prior: (logp: Float64Array) => void,
+  addCode: (logp: Float64Array, code: number) => void,
+): number {
+  const { count, weight, start, codes } = patterns;
+  const logp = new Float64Array(classes);
+  let ll = 0;
+  for (let g = 0; g < count; g++) {
+    prior(logp);
+    for (let x = start[g]!; x < start[g + 1]!; x++) addCode(logp, codes[x]!);
+    const patternLl = normaliseLogPosterior(logp, posterior, g * classes, classes);
+    if (patternLl === -Infinity) {
+      ll = -Infinity;
+      continue;
+    }
+    ll += weight[g]! * patternLl;
+  }
+  return ll;
+}
+
+/** Appends an iteration's log-likelihood to the trace; true when it moved no more than the tolerance since the last. */
+export function traceConverged(trace: number[], ll: number, tolerance: number): boolean {
+  const previous = trace.length ? trace[trace.length - 1]! : undefined;
+  trace.push(ll);
+  return previous !== undefined && hasConverged(previous, ll, tolerance);
+}
+
+/**
  * One E-step row of an EM fit: turns an item pattern's unnormalised log class probabilities into posteriors (written
  * to `posterior` at `offset`) without overflow. Returns the pattern's log-likelihood, or -Infinity when every class is
  * impossible (then `posterior` is left as it was, so the previous estimate stands).

@@ -16,11 +16,11 @@
  */
 import {
   grouped,
-  hasConverged,
   itemPosteriors,
-  normaliseLogPosterior,
+  patternsEStep,
   mostLikelyClasses,
   resolveEmOptions,
+  traceConverged,
   type ConsensusLabels,
   type EmOptions,
   type GroupedConsensusLabels,
@@ -68,7 +68,6 @@ export function dawidSkene(labels: ConsensusLabels | GroupedConsensusLabels, opt
   const logPrior = new Float64Array(K);
   const confusion = new Float64Array(annotators * K * K);
   const logConfusion = new Float64Array(annotators * K * K);
-  const logp = new Float64Array(K);
   const trace: number[] = [];
   let converged = false;
   let iterations = 0;
@@ -105,27 +104,20 @@ export function dawidSkene(labels: ConsensusLabels | GroupedConsensusLabels, opt
       }
     }
 
-    // E-step: posterior class indicators and the log-likelihood of the parameters just estimated.
-    let ll = 0;
-    for (let g = 0; g < G; g++) {
-      logp.set(logPrior);
-      for (let x = start[g]!; x < start[g + 1]!; x++) {
-        const c = codes[x]!;
+    // E-step: posterior class indicators and the log-likelihood of the parameters just estimated. A pattern with
+    // every class impossible (only reachable with smoothing 0 and degenerate starts) keeps its old indicators.
+    const ll = patternsEStep(
+      patterns,
+      K,
+      T,
+      (logp) => logp.set(logPrior),
+      (logp, c) => {
         const j = Math.floor(c / K);
         const base = j * K * K + (c - j * K);
         for (let k = 0; k < K; k++) logp[k]! += logConfusion[base + k * K]!;
-      }
-      const patternLl = normaliseLogPosterior(logp, T, g * K, K);
-      if (patternLl === -Infinity) {
-        // Every class impossible (only reachable with smoothing 0 and degenerate starts): keep the old indicators.
-        ll = -Infinity;
-        continue;
-      }
-      ll += weight[g]! * patternLl;
-    }
-    const previous = trace.length ? trace[trace.length - 1]! : undefined;
-    trace.push(ll);
-    if (previous !== undefined && hasConverged(previous, ll, tolerance)) {
+      },
+    );
+    if (traceConverged(trace, ll, tolerance)) {
       converged = true;
       break;
     }

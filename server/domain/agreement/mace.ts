@@ -17,11 +17,11 @@
  */
 import {
   grouped,
-  hasConverged,
   itemPosteriors,
-  normaliseLogPosterior,
+  patternsEStep,
   mostLikelyClasses,
   resolveEmOptions,
+  traceConverged,
   type ConsensusLabels,
   type EmOptions,
   type GroupedConsensusLabels,
@@ -170,7 +170,6 @@ function fitOnce(patterns: LabelPatterns, annotators: number, K: number, em: Req
     mStep();
   }
 
-  const logp = new Float64Array(K);
   const logPrior = -Math.log(K);
   // Per code (annotator · K + answer), this iteration: log P(answer | true = answer) and log P(answer | true ≠ answer).
   const logSame = new Float64Array(annotators * K);
@@ -186,26 +185,19 @@ function fitOnce(patterns: LabelPatterns, annotators: number, K: number, em: Req
       logSame[c] = Math.log(theta[j]! + spamPart);
       logOther[c] = Math.log(spamPart);
     }
-    let ll = 0;
-    for (let g = 0; g < G; g++) {
-      logp.fill(logPrior);
-      for (let x = start[g]!; x < start[g + 1]!; x++) {
-        const c = codes[x]!;
+    const ll = patternsEStep(
+      patterns,
+      K,
+      T,
+      (logp) => logp.fill(logPrior),
+      (logp, c) => {
         const l = c % K;
         const other = logOther[c]!;
         const same = logSame[c]!;
         for (let k = 0; k < K; k++) logp[k]! += k === l ? same : other;
-      }
-      const patternLl = normaliseLogPosterior(logp, T, g * K, K);
-      if (patternLl === -Infinity) {
-        ll = -Infinity;
-        continue;
-      }
-      ll += weight[g]! * patternLl;
-    }
-    const previous = trace.length ? trace[trace.length - 1]! : undefined;
-    trace.push(ll);
-    if (previous !== undefined && hasConverged(previous, ll, tolerance)) {
+      },
+    );
+    if (traceConverged(trace, ll, tolerance)) {
       converged = true;
       break;
     }
