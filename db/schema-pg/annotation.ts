@@ -11,7 +11,7 @@ import type { RegionMark } from "../../server/domain/annotation/region-marks";
 import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
 import type { CampaignKind, CampaignOrigin, CampaignSelection, CampaignStatus, LabelOrigin, RevisionAction } from "../schema/annotation";
 import { users } from "./auth";
-import { epochMs, nowMs } from "./columns";
+import { cascadeId, cascadeKey, epochMs, nowMs } from "./columns";
 import { trajectories } from "./core";
 
 export const annotationCampaigns = pgTable("annotation_campaigns", {
@@ -44,12 +44,8 @@ export const annotationCampaigns = pgTable("annotation_campaigns", {
 export const campaignQaReviewers = pgTable(
   "campaign_qa_reviewers",
   {
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    userId: cascadeKey("user_id", () => users.id),
     addedAt: epochMs("added_at").notNull().default(nowMs),
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.userId] }), index("campaign_qa_reviewers_user_idx").on(t.userId)],
@@ -58,12 +54,8 @@ export const campaignQaReviewers = pgTable(
 export const campaignAnnotators = pgTable(
   "campaign_annotators",
   {
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    userId: cascadeKey("user_id", () => users.id),
     addedAt: epochMs("added_at").notNull().default(nowMs),
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.userId] }), index("campaign_annotators_user_idx").on(t.userId)],
@@ -73,12 +65,8 @@ export const campaignItems = pgTable(
   "campaign_items",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     state: text("state").$type<ItemState>().notNull().default("open"),
     labelCount: integer("label_count").notNull().default(0),
     itemNo: integer("item_no"),
@@ -97,15 +85,9 @@ export const reservations = pgTable(
   "reservations",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => campaignItems.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => campaignItems.id),
+    userId: cascadeKey("user_id", () => users.id),
     status: text("status").$type<"active" | "skipped">().notNull().default("active"),
     reservedAt: epochMs("reserved_at").notNull(),
     expiresAt: epochMs("expires_at").notNull(),
@@ -117,15 +99,9 @@ export const labels = pgTable(
   "labels",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => campaignItems.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => campaignItems.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     annotatorKey: text("annotator_key").notNull(),
     userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
     annotatorName: text("annotator_name").notNull(),
@@ -172,12 +148,8 @@ export const labelRevisions = pgTable(
   "label_revisions",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    labelId: integer("label_id")
-      .notNull()
-      .references(() => labels.id, { onDelete: "cascade" }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    labelId: cascadeId("label_id", () => labels.id),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     revision: integer("revision").notNull(),
     action: text("action").$type<RevisionAction>().notNull(),
     actorId: text("actor_id").references(() => users.id, { onDelete: "set null" }),
@@ -201,15 +173,9 @@ export const consolidatedLabels = pgTable(
   "consolidated_labels",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => campaignItems.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => campaignItems.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     verdict: text("verdict").$type<LabelVerdict>().notNull(),
     category: text("category"),
     firstFailingStep: integer("first_failing_step"),
@@ -237,12 +203,8 @@ export const consolidationEvents = pgTable(
   "consolidation_events",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => campaignItems.id),
     state: text("state").$type<ItemState>().notNull(),
     values: json("values").$type<LabelValues | null>(),
     method: text("method").$type<ConsolidationMethod>(),
@@ -264,9 +226,7 @@ export const goldItems = pgTable(
     itemId: integer("item_id")
       .primaryKey()
       .references(() => campaignItems.id, { onDelete: "cascade" }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     verdict: text("verdict").$type<LabelVerdict>().notNull(),
     category: text("category"),
     firstFailingStep: integer("first_failing_step"),
@@ -283,12 +243,8 @@ export const goldItems = pgTable(
 export const evaluationReveals = pgTable(
   "evaluation_reveals",
   {
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    userId: cascadeKey("user_id", () => users.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     revealedAt: epochMs("revealed_at").notNull().default(nowMs),
   },
   (t) => [primaryKey({ columns: [t.userId, t.trajectoryId] })],

@@ -5,7 +5,7 @@
 import { bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import type { ApiTokenScope } from "../../server/domain/access/api-tokens";
 import type { Role } from "../schema/auth";
-import { epochMs, nowMs } from "./columns";
+import { cascadeKey, epochMs, nowMs } from "./columns";
 
 export const users = pgTable("users", {
   id: text("id").primaryKey(),
@@ -31,9 +31,7 @@ export const sessions = pgTable(
     updatedAt: epochMs("updated_at").notNull().default(nowMs),
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: cascadeKey("user_id", () => users.id),
     impersonatedBy: text("impersonated_by"),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
@@ -45,9 +43,7 @@ export const accounts = pgTable(
     id: text("id").primaryKey(),
     accountId: text("account_id").notNull(),
     providerId: text("provider_id").notNull(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: cascadeKey("user_id", () => users.id),
     accessToken: text("access_token"),
     refreshToken: text("refresh_token"),
     idToken: text("id_token"),
@@ -95,9 +91,7 @@ export const apiTokens = pgTable(
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
     publicId: text("public_id").notNull().unique(),
     secretHash: text("secret_hash").notNull(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: cascadeKey("user_id", () => users.id),
     name: text("name").notNull(),
     scope: text("scope").$type<ApiTokenScope>().notNull(),
     expiresAt: epochMs("expires_at").notNull(),

@@ -3,7 +3,7 @@ import { boolean, doublePrecision, index, integer, json, pgTable, text, uniqueIn
 import type { RuleAction, RuleTrigger } from "../../server/domain/automation/rules";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { epochMs, nowMs } from "./columns";
+import { cascadeId, epochMs, nowMs } from "./columns";
 
 export const automationRules = pgTable("automation_rules", {
   id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
@@ -23,9 +23,7 @@ export const automationRuleRuns = pgTable(
   "automation_rule_runs",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    ruleId: integer("rule_id")
-      .notNull()
-      .references(() => automationRules.id, { onDelete: "cascade" }),
+    ruleId: cascadeId("rule_id", () => automationRules.id),
     trigger: text("trigger").$type<RuleTrigger>().notNull(),
     arrival: text("arrival").notNull(),
     arrived: integer("arrived").notNull(),
@@ -46,12 +44,8 @@ export const automationRuleHits = pgTable(
   "automation_rule_hits",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    ruleId: integer("rule_id")
-      .notNull()
-      .references(() => automationRules.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    ruleId: cascadeId("rule_id", () => automationRules.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     runId: integer("run_id").notNull(),
   },
   (t) => [uniqueIndex("automation_rule_hits_rule_trajectory_uq").on(t.ruleId, t.trajectoryId)],

@@ -15,7 +15,7 @@
  *   the change counters), since SQLite stores 64-bit integers in every integer column.
  */
 import { sql } from "drizzle-orm";
-import { customType } from "drizzle-orm/pg-core";
+import { customType, integer, text, type AnyPgColumn } from "drizzle-orm/pg-core";
 
 /** Milliseconds since the epoch in a `bigint`, read and written as a `Date` (drizzle's SQLite `timestamp_ms`). */
 export const epochMs = customType<{ data: Date; driverData: string | number }>({
@@ -40,3 +40,9 @@ export const bytes = customType<{ data: Buffer; driverData: Buffer }>({
     return "bytea";
   },
 });
+
+/** A required integer reference to a row whose deletion deletes this one (a campaign, an item, a trajectory…). */
+export const cascadeId = <N extends string>(name: N, target: () => AnyPgColumn) => integer(name).notNull().references(target, { onDelete: "cascade" });
+
+/** A required text reference to a row whose deletion deletes this one (a user, a session…). */
+export const cascadeKey = <N extends string>(name: N, target: () => AnyPgColumn) => text(name).notNull().references(target, { onDelete: "cascade" });

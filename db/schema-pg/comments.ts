@@ -1,16 +1,14 @@
 /** Comment threads and their mentions on PostgreSQL. Mirrors db/schema/comments.ts, which documents them. */
 import { boolean, index, integer, pgTable, primaryKey, text, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { users } from "./auth";
-import { epochMs, nowMs } from "./columns";
+import { cascadeId, cascadeKey, epochMs, nowMs } from "./columns";
 import { trajectories } from "./core";
 
 export const comments = pgTable(
   "comments",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     stepIndex: integer("step_index"),
     parentId: integer("parent_id").references((): AnyPgColumn => comments.id, { onDelete: "cascade" }),
     authorId: text("author_id").references(() => users.id, { onDelete: "set null" }),
@@ -28,12 +26,8 @@ export const comments = pgTable(
 export const commentMentions = pgTable(
   "comment_mentions",
   {
-    commentId: integer("comment_id")
-      .notNull()
-      .references(() => comments.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    commentId: cascadeId("comment_id", () => comments.id),
+    userId: cascadeKey("user_id", () => users.id),
     readAt: epochMs("read_at"),
   },
   (t) => [primaryKey({ columns: [t.commentId, t.userId] }), index("comment_mentions_user_idx").on(t.userId, t.readAt)],

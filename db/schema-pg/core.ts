@@ -6,7 +6,7 @@
 import { boolean, doublePrecision, index, integer, json, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 import type { ParsedAction, ReferenceAnswer, SomElement, TaskAttributes, TaskDifficulty } from "../../server/domain/types";
-import { epochMs, nowMs } from "./columns";
+import { cascadeId, epochMs, nowMs } from "./columns";
 
 const createdAt = () => epochMs("created_at").notNull().default(nowMs);
 
@@ -22,9 +22,7 @@ export const tasks = pgTable(
   "tasks",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    taskSetId: integer("task_set_id")
-      .notNull()
-      .references(() => taskSets.id, { onDelete: "cascade" }),
+    taskSetId: cascadeId("task_set_id", () => taskSets.id),
     externalId: text("external_id").notNull(),
     site: text("site"),
     intent: text("intent").notNull(),
@@ -75,9 +73,7 @@ export const trajectories = pgTable(
   "trajectories",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    runId: integer("run_id")
-      .notNull()
-      .references(() => agentRuns.id, { onDelete: "cascade" }),
+    runId: cascadeId("run_id", () => agentRuns.id),
     taskId: integer("task_id")
       .notNull()
       .references(() => tasks.id, { onDelete: "restrict" }),
@@ -109,9 +105,7 @@ export const steps = pgTable(
   "steps",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     index: integer("idx").notNull(),
     screenshotHash: text("screenshot_hash").references(() => screenshots.hash),
     rawScreenshotHash: text("raw_screenshot_hash").references(() => screenshots.hash),

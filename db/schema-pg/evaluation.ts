@@ -9,7 +9,7 @@ import type { CriterionKind, CriterionResult, EvaluatorKind, JudgeOptions, Verdi
 import type { BatchStatus, LeftOutItem, RubricSource, RubricSuggestionRecord } from "../schema/evaluation";
 import { annotationCampaigns } from "./annotation";
 import { users } from "./auth";
-import { epochMs, nowMs } from "./columns";
+import { cascadeId, epochMs, nowMs } from "./columns";
 import { trajectories } from "./core";
 
 export const judgeConfigs = pgTable("judge_configs", {
@@ -84,9 +84,7 @@ export const evaluatorVerdicts = pgTable(
   "evaluator_verdicts",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     kind: text("kind").$type<EvaluatorKind>().notNull(),
     origin: text("origin").$type<VerdictOrigin>().notNull(),
     evaluatorKey: text("evaluator_key").notNull(),
@@ -138,9 +136,7 @@ export const verdictCriteria = pgTable(
   "verdict_criteria",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    verdictId: integer("verdict_id")
-      .notNull()
-      .references(() => evaluatorVerdicts.id, { onDelete: "cascade" }),
+    verdictId: cascadeId("verdict_id", () => evaluatorVerdicts.id),
     position: integer("position").notNull(),
     kind: text("kind").$type<CriterionKind>().notNull(),
     text: text("text").notNull(),
@@ -153,9 +149,7 @@ export const verdictCitations = pgTable(
   "verdict_citations",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    verdictId: integer("verdict_id")
-      .notNull()
-      .references(() => evaluatorVerdicts.id, { onDelete: "cascade" }),
+    verdictId: cascadeId("verdict_id", () => evaluatorVerdicts.id),
     position: integer("position").notNull(),
     stepNumber: integer("step_number"),
     stepIndex: integer("step_index"),
@@ -175,9 +169,7 @@ export const judgeAlignments = pgTable(
     judgeConfigId: integer("judge_config_id")
       .notNull()
       .references(() => judgeConfigs.id, { onDelete: "restrict" }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     k: text("k").notNull(),
     heldOutShare: doublePrecision("held_out_share").notNull(),
     seed: bigint("seed", { mode: "number" }).notNull(),
@@ -195,9 +187,7 @@ export const judgePromptVersions = pgTable(
   "judge_prompt_versions",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    alignmentId: integer("alignment_id")
-      .notNull()
-      .references(() => judgeAlignments.id, { onDelete: "cascade" }),
+    alignmentId: cascadeId("alignment_id", () => judgeAlignments.id),
     number: integer("number").notNull(),
     parentId: integer("parent_id").references((): AnyPgColumn => judgePromptVersions.id, { onDelete: "set null" }),
     rubric: text("rubric"),
@@ -218,9 +208,7 @@ export const judgeStressTests = pgTable(
     judgeConfigId: integer("judge_config_id")
       .notNull()
       .references(() => judgeConfigs.id, { onDelete: "restrict" }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     promptVersionId: integer("prompt_version_id").references(() => judgePromptVersions.id, { onDelete: "restrict" }),
     k: text("k").notNull(),
     seed: bigint("seed", { mode: "number" }).notNull(),

@@ -3,26 +3,18 @@ import { bigint, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/
 import type { PairwiseOutcome } from "../../server/domain/annotation/pairwise-pairs";
 import { annotationCampaigns } from "./annotation";
 import { users } from "./auth";
-import { epochMs, nowMs } from "./columns";
+import { cascadeId, cascadeKey, epochMs, nowMs } from "./columns";
 import { tasks, trajectories } from "./core";
 
 export const pairwiseItems = pgTable(
   "pairwise_items",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     itemNo: integer("item_no").notNull(),
-    taskId: integer("task_id")
-      .notNull()
-      .references(() => tasks.id, { onDelete: "cascade" }),
-    trajectoryA: integer("trajectory_a")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
-    trajectoryB: integer("trajectory_b")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    taskId: cascadeId("task_id", () => tasks.id),
+    trajectoryA: cascadeId("trajectory_a", () => trajectories.id),
+    trajectoryB: cascadeId("trajectory_b", () => trajectories.id),
     sideSeed: bigint("side_seed", { mode: "number" }).notNull(),
     answerCount: integer("answer_count").notNull().default(0),
     createdAt: epochMs("created_at").notNull().default(nowMs),
@@ -38,15 +30,9 @@ export const pairwiseAnswers = pgTable(
   "pairwise_answers",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => pairwiseItems.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => pairwiseItems.id),
+    userId: cascadeKey("user_id", () => users.id),
     annotatorName: text("annotator_name").notNull(),
     outcome: text("outcome").$type<PairwiseOutcome>().notNull(),
     timeSpentMs: bigint("time_spent_ms", { mode: "number" }),
@@ -61,12 +47,8 @@ export const pairwiseAnswerRevisions = pgTable(
   "pairwise_answer_revisions",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    answerId: integer("answer_id")
-      .notNull()
-      .references(() => pairwiseAnswers.id, { onDelete: "cascade" }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    answerId: cascadeId("answer_id", () => pairwiseAnswers.id),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     revision: integer("revision").notNull(),
     outcome: text("outcome").$type<PairwiseOutcome>().notNull(),
     actorId: text("actor_id").references(() => users.id, { onDelete: "set null" }),

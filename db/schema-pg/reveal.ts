@@ -4,25 +4,17 @@ import type { LabelVerdict } from "../../server/domain/annotation/label-schema";
 import type { RevealDecision } from "../schema/reveal";
 import { annotationCampaigns, campaignItems, labels } from "./annotation";
 import { users } from "./auth";
-import { epochMs, nowMs } from "./columns";
+import { cascadeId, epochMs, nowMs } from "./columns";
 import { trajectories } from "./core";
 
 export const labelReveals = pgTable(
   "label_reveals",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => campaignItems.id, { onDelete: "cascade" }),
-    labelId: integer("label_id")
-      .notNull()
-      .references(() => labels.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => campaignItems.id),
+    labelId: cascadeId("label_id", () => labels.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     annotatorKey: text("annotator_key").notNull(),
     userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
     annotatorName: text("annotator_name").notNull(),

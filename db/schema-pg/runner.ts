@@ -4,7 +4,7 @@
  */
 import { bigint, integer, json, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import type { StoredDeploymentSite } from "../schema/runner";
-import { epochMs, nowMs } from "./columns";
+import { cascadeId, epochMs, nowMs } from "./columns";
 import { tasks, trajectories } from "./core";
 
 export const deploymentProfiles = pgTable("deployment_profiles", {
@@ -19,9 +19,7 @@ export const deploymentProfiles = pgTable("deployment_profiles", {
 export const liveStepEvidence = pgTable(
   "live_step_evidence",
   {
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     index: integer("idx").notNull(),
     // Epoch milliseconds as a plain number, as SQLite keeps it.
     startedAt: bigint("started_at", { mode: "number" }).notNull(),
@@ -44,9 +42,7 @@ export const liveTrajectoryHar = pgTable("live_trajectory_har", {
 export const taskInputImages = pgTable(
   "task_input_images",
   {
-    taskId: integer("task_id")
-      .notNull()
-      .references(() => tasks.id, { onDelete: "cascade" }),
+    taskId: cascadeId("task_id", () => tasks.id),
     source: text("source").notNull(),
     imageHash: text("image_hash").notNull(),
     mime: text("mime").notNull(),

@@ -3,7 +3,7 @@ import { index, integer, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg
 import type { ScannerRule } from "../../server/domain/evaluation/scanners/definitions";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { epochMs, nowMs } from "./columns";
+import { cascadeId, epochMs, nowMs } from "./columns";
 
 export const scanners = pgTable("scanners", {
   id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
@@ -23,9 +23,7 @@ export const scannerScans = pgTable(
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
     scannerKey: text("scanner_key").notNull(),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     definitionHash: text("definition_hash").notNull(),
     matchCount: integer("match_count").notNull(),
     problem: text("problem"),
@@ -39,9 +37,7 @@ export const scannerMatches = pgTable(
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
     scannerKey: text("scanner_key").notNull(),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     stepIndex: integer("step_index").notNull(),
     ruleIndex: integer("rule_index").notNull(),
     field: text("field").notNull(),

@@ -5,14 +5,13 @@
  */
 import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { trajectories } from "./core";
+import { cascadeId } from "./columns";
 
 export const searchEntries = pgTable(
   "search_entries",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     /** The step the text is from (thought, action, element, url, error); null for the trajectory's own text. */
     stepId: integer("step_id"),
     stepIndex: integer("step_index"),

@@ -2,15 +2,13 @@
 import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { users } from "./auth";
 import { tasks } from "./core";
-import { epochMs, nowMs } from "./columns";
+import { cascadeId, epochMs, nowMs } from "./columns";
 
 export const taskFlags = pgTable(
   "task_flags",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    taskId: integer("task_id")
-      .notNull()
-      .references(() => tasks.id, { onDelete: "cascade" }),
+    taskId: cascadeId("task_id", () => tasks.id),
     status: text("status").notNull(),
     reason: text("reason").notNull(),
     evidenceUrl: text("evidence_url"),

@@ -24,6 +24,7 @@ import { trajectories } from "./core";
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
 import type { CampaignStatus } from "../../server/domain/annotation/campaign-status";
+import { cascadeId, cascadeKey } from "./columns";
 
 export { CAMPAIGN_STATUSES, type CampaignStatus } from "../../server/domain/annotation/campaign-status";
 
@@ -92,12 +93,8 @@ export const annotationCampaigns = sqliteTable("annotation_campaigns", {
 export const campaignQaReviewers = sqliteTable(
   "campaign_qa_reviewers",
   {
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    userId: cascadeKey("user_id", () => users.id),
     addedAt: integer("added_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.userId] }), index("campaign_qa_reviewers_user_idx").on(t.userId)],
@@ -107,12 +104,8 @@ export const campaignQaReviewers = sqliteTable(
 export const campaignAnnotators = sqliteTable(
   "campaign_annotators",
   {
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    userId: cascadeKey("user_id", () => users.id),
     addedAt: integer("added_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   },
   (t) => [primaryKey({ columns: [t.campaignId, t.userId] }), index("campaign_annotators_user_idx").on(t.userId)],
@@ -122,12 +115,8 @@ export const campaignItems = sqliteTable(
   "campaign_items",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     /** open (needs labels) | agreed (unanimous, consolidated automatically) | disputed (awaits adjudication) | adjudicated */
     state: text("state").$type<ItemState>().notNull().default("open"),
     /**
@@ -163,15 +152,9 @@ export const reservations = sqliteTable(
   "reservations",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => campaignItems.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => campaignItems.id),
+    userId: cascadeKey("user_id", () => users.id),
     status: text("status").$type<"active" | "skipped">().notNull().default("active"),
     reservedAt: integer("reserved_at", { mode: "timestamp_ms" }).notNull(),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
@@ -186,15 +169,9 @@ export const labels = sqliteTable(
   "labels",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => campaignItems.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => campaignItems.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     /** "user:<user id>" for labels made here, "import:<name>" for imported ones: one label per annotator per item. */
     annotatorKey: text("annotator_key").notNull(),
     /** Null for imported labels (their annotators have no account). */
@@ -255,12 +232,8 @@ export const labelRevisions = sqliteTable(
   "label_revisions",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    labelId: integer("label_id")
-      .notNull()
-      .references(() => labels.id, { onDelete: "cascade" }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    labelId: cascadeId("label_id", () => labels.id),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     /** The label's revision number after this change (1, 2, …). */
     revision: integer("revision").notNull(),
     action: text("action").$type<RevisionAction>().notNull(),
@@ -293,15 +266,9 @@ export const consolidatedLabels = sqliteTable(
   "consolidated_labels",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => campaignItems.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => campaignItems.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     verdict: text("verdict").$type<LabelVerdict>().notNull(),
     category: text("category"),
     firstFailingStep: integer("first_failing_step"),
@@ -334,12 +301,8 @@ export const consolidationEvents = sqliteTable(
   "consolidation_events",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => campaignItems.id),
     /** State the item moved to. */
     state: text("state").$type<ItemState>().notNull(),
     /** The consolidated label after the event; null when the item lost it (labels changed, back to open/disputed). */
@@ -369,9 +332,7 @@ export const goldItems = sqliteTable(
     itemId: integer("item_id")
       .primaryKey()
       .references(() => campaignItems.id, { onDelete: "cascade" }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     verdict: text("verdict").$type<LabelVerdict>().notNull(),
     /** When set, a failure answer must also name this category to count as correct. */
     category: text("category"),
@@ -395,12 +356,8 @@ export const goldItems = sqliteTable(
 export const evaluationReveals = sqliteTable(
   "evaluation_reveals",
   {
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    userId: cascadeKey("user_id", () => users.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     revealedAt: integer("revealed_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   },
   (t) => [primaryKey({ columns: [t.userId, t.trajectoryId] })],

@@ -13,6 +13,7 @@ const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
 import type { ApiTokenScope } from "../../server/domain/access/api-tokens";
 import type { Role } from "../../server/domain/access/roles";
+import { cascadeKey } from "./columns";
 
 export { ROLES, type Role } from "../../server/domain/access/roles";
 
@@ -41,9 +42,7 @@ export const sessions = sqliteTable(
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
     ipAddress: text("ip_address"),
     userAgent: text("user_agent"),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: cascadeKey("user_id", () => users.id),
     impersonatedBy: text("impersonated_by"),
   },
   (t) => [index("sessions_user_idx").on(t.userId)],
@@ -56,9 +55,7 @@ export const accounts = sqliteTable(
     accountId: text("account_id").notNull(),
     /** "credential" for email + password. */
     providerId: text("provider_id").notNull(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: cascadeKey("user_id", () => users.id),
     accessToken: text("access_token"),
     refreshToken: text("refresh_token"),
     idToken: text("id_token"),
@@ -116,9 +113,7 @@ export const apiTokens = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     publicId: text("public_id").notNull().unique(),
     secretHash: text("secret_hash").notNull(),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    userId: cascadeKey("user_id", () => users.id),
     name: text("name").notNull(),
     scope: text("scope").$type<ApiTokenScope>().notNull(),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),

@@ -9,6 +9,7 @@ import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-or
 import type { RuleAction, RuleTrigger } from "../../server/domain/automation/rules";
 import { users } from "./auth";
 import { trajectories } from "./core";
+import { cascadeId } from "./columns";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
@@ -32,9 +33,7 @@ export const automationRuleRuns = sqliteTable(
   "automation_rule_runs",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    ruleId: integer("rule_id")
-      .notNull()
-      .references(() => automationRules.id, { onDelete: "cascade" }),
+    ruleId: cascadeId("rule_id", () => automationRules.id),
     trigger: text("trigger").$type<RuleTrigger>().notNull(),
     /** The arrival as people know it: "import job 12 (results.zip)", "live run 4". */
     arrival: text("arrival").notNull(),
@@ -60,12 +59,8 @@ export const automationRuleHits = sqliteTable(
   "automation_rule_hits",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    ruleId: integer("rule_id")
-      .notNull()
-      .references(() => automationRules.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    ruleId: cascadeId("rule_id", () => automationRules.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     runId: integer("run_id").notNull(),
   },
   (t) => [uniqueIndex("automation_rule_hits_rule_trajectory_uq").on(t.ruleId, t.trajectoryId)],

@@ -9,6 +9,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { users } from "./auth";
 import { trajectories } from "./core";
+import { cascadeId, cascadeKey } from "./columns";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
@@ -16,9 +17,7 @@ export const comments = sqliteTable(
   "comments",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     /** The step (0-based) the thread is about; null for the trajectory as a whole. Replies copy their root's. */
     stepIndex: integer("step_index"),
     /** The thread's first comment; null for that first comment itself. */
@@ -40,12 +39,8 @@ export const comments = sqliteTable(
 export const commentMentions = sqliteTable(
   "comment_mentions",
   {
-    commentId: integer("comment_id")
-      .notNull()
-      .references(() => comments.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    commentId: cascadeId("comment_id", () => comments.id),
+    userId: cascadeKey("user_id", () => users.id),
     readAt: integer("read_at", { mode: "timestamp_ms" }),
   },
   (t) => [primaryKey({ columns: [t.commentId, t.userId] }), index("comment_mentions_user_idx").on(t.userId, t.readAt)],

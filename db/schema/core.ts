@@ -11,6 +11,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex, real } from "drizzle-orm/sqlite-core";
 import type { ParsedAction, SomElement, ReferenceAnswer, TaskAttributes, TaskDifficulty } from "../../server/domain/types";
+import { cascadeId } from "./columns";
 
 const createdAt = () =>
   integer("created_at", { mode: "timestamp_ms" })
@@ -31,9 +32,7 @@ export const tasks = sqliteTable(
   "tasks",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    taskSetId: integer("task_set_id")
-      .notNull()
-      .references(() => taskSets.id, { onDelete: "cascade" }),
+    taskSetId: cascadeId("task_set_id", () => taskSets.id),
     /** The benchmark's own id: "Allrecipes--4", "visualwebarena.shopping.12", … */
     externalId: text("external_id").notNull(),
     site: text("site"),
@@ -97,9 +96,7 @@ export const trajectories = sqliteTable(
   "trajectories",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    runId: integer("run_id")
-      .notNull()
-      .references(() => agentRuns.id, { onDelete: "cascade" }),
+    runId: cascadeId("run_id", () => agentRuns.id),
     taskId: integer("task_id")
       .notNull()
       .references(() => tasks.id, { onDelete: "restrict" }),
@@ -145,9 +142,7 @@ export const steps = sqliteTable(
   "steps",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     index: integer("idx").notNull(),
     screenshotHash: text("screenshot_hash").references(() => screenshots.hash),
     /** Unmarked screenshot, when the source kept one. */

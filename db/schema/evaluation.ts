@@ -13,6 +13,7 @@ import type { CriterionKind, CriterionResult, EvaluatorKind, JudgeOptions, Verdi
 import { annotationCampaigns } from "./annotation";
 import { users } from "./auth";
 import { trajectories } from "./core";
+import { cascadeId } from "./columns";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
@@ -115,9 +116,7 @@ export const evaluatorVerdicts = sqliteTable(
   "evaluator_verdicts",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     kind: text("kind").$type<EvaluatorKind>().notNull(),
     origin: text("origin").$type<VerdictOrigin>().notNull(),
     /**
@@ -203,9 +202,7 @@ export const verdictCriteria = sqliteTable(
   "verdict_criteria",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    verdictId: integer("verdict_id")
-      .notNull()
-      .references(() => evaluatorVerdicts.id, { onDelete: "cascade" }),
+    verdictId: cascadeId("verdict_id", () => evaluatorVerdicts.id),
     /** 1-based, in the order the judge listed them. */
     position: integer("position").notNull(),
     kind: text("kind").$type<CriterionKind>().notNull(),
@@ -223,9 +220,7 @@ export const verdictCitations = sqliteTable(
   "verdict_citations",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    verdictId: integer("verdict_id")
-      .notNull()
-      .references(() => evaluatorVerdicts.id, { onDelete: "cascade" }),
+    verdictId: cascadeId("verdict_id", () => evaluatorVerdicts.id),
     /** 1-based, in the order the reply gave them. */
     position: integer("position").notNull(),
     /** The step number as the judge wrote it (the prompt numbers steps from 1); null when the line gave none. */
@@ -261,9 +256,7 @@ export const judgeAlignments = sqliteTable(
     judgeConfigId: integer("judge_config_id")
       .notNull()
       .references(() => judgeConfigs.id, { onDelete: "restrict" }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     /** The screenshot window every version is asked with ("3", "full"). */
     k: text("k").notNull(),
     heldOutShare: real("held_out_share").notNull(),
@@ -301,9 +294,7 @@ export const judgePromptVersions = sqliteTable(
   "judge_prompt_versions",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    alignmentId: integer("alignment_id")
-      .notNull()
-      .references(() => judgeAlignments.id, { onDelete: "cascade" }),
+    alignmentId: cascadeId("alignment_id", () => judgeAlignments.id),
     number: integer("number").notNull(),
     parentId: integer("parent_id").references((): AnySQLiteColumn => judgePromptVersions.id, { onDelete: "set null" }),
     /** Criteria replacing the protocol's own; null keeps them. */
@@ -330,9 +321,7 @@ export const judgeStressTests = sqliteTable(
       .notNull()
       .references(() => judgeConfigs.id, { onDelete: "restrict" }),
     /** Where the human labels come from (its consolidated labels). */
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     /** Stress an alignment study's version instead of the configuration's own prompt. */
     promptVersionId: integer("prompt_version_id").references(() => judgePromptVersions.id, { onDelete: "restrict" }),
     k: text("k").notNull(),

@@ -10,6 +10,7 @@ import type { PairwiseOutcome } from "../../server/domain/annotation/pairwise-pa
 import { annotationCampaigns } from "./annotation";
 import { users } from "./auth";
 import { tasks, trajectories } from "./core";
+import { cascadeId, cascadeKey } from "./columns";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
@@ -17,20 +18,12 @@ export const pairwiseItems = sqliteTable(
   "pairwise_items",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     /** The item's number in its campaign, drawn in a shuffled order: the only id annotators see. */
     itemNo: integer("item_no").notNull(),
-    taskId: integer("task_id")
-      .notNull()
-      .references(() => tasks.id, { onDelete: "cascade" }),
-    trajectoryA: integer("trajectory_a")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
-    trajectoryB: integer("trajectory_b")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    taskId: cascadeId("task_id", () => tasks.id),
+    trajectoryA: cascadeId("trajectory_a", () => trajectories.id),
+    trajectoryB: cascadeId("trajectory_b", () => trajectories.id),
     /** Which side A is shown on follows from this seed; kept so the page always shows the pair the same way round. */
     sideSeed: integer("side_seed").notNull(),
     /** Answers given so far, kept by the transaction that stores an answer, so "next" need not count them. */
@@ -48,15 +41,9 @@ export const pairwiseAnswers = sqliteTable(
   "pairwise_answers",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => pairwiseItems.id, { onDelete: "cascade" }),
-    userId: text("user_id")
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => pairwiseItems.id),
+    userId: cascadeKey("user_id", () => users.id),
     annotatorName: text("annotator_name").notNull(),
     outcome: text("outcome").$type<PairwiseOutcome>().notNull(),
     /** Milliseconds spent on the pair (summed over revisions). */
@@ -73,12 +60,8 @@ export const pairwiseAnswerRevisions = sqliteTable(
   "pairwise_answer_revisions",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    answerId: integer("answer_id")
-      .notNull()
-      .references(() => pairwiseAnswers.id, { onDelete: "cascade" }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    answerId: cascadeId("answer_id", () => pairwiseAnswers.id),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
     revision: integer("revision").notNull(),
     outcome: text("outcome").$type<PairwiseOutcome>().notNull(),
     actorId: text("actor_id").references(() => users.id, { onDelete: "set null" }),

@@ -11,6 +11,7 @@ import type { LabelVerdict } from "../../server/domain/annotation/label-schema";
 import { annotationCampaigns, campaignItems, labels } from "./annotation";
 import { users } from "./auth";
 import { trajectories } from "./core";
+import { cascadeId } from "./columns";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
@@ -20,18 +21,10 @@ export const labelReveals = sqliteTable(
   "label_reveals",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    campaignId: integer("campaign_id")
-      .notNull()
-      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
-    itemId: integer("item_id")
-      .notNull()
-      .references(() => campaignItems.id, { onDelete: "cascade" }),
-    labelId: integer("label_id")
-      .notNull()
-      .references(() => labels.id, { onDelete: "cascade" }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    campaignId: cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: cascadeId("item_id", () => campaignItems.id),
+    labelId: cascadeId("label_id", () => labels.id),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     annotatorKey: text("annotator_key").notNull(),
     userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
     annotatorName: text("annotator_name").notNull(),

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { tasks, trajectories } from "./core";
+import { cascadeId } from "./columns";
 
 const createdAt = () =>
   integer("created_at", { mode: "timestamp_ms" })
@@ -48,9 +49,7 @@ export const deploymentProfiles = sqliteTable("deployment_profiles", {
 export const liveStepEvidence = sqliteTable(
   "live_step_evidence",
   {
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     index: integer("idx").notNull(),
     startedAt: integer("started_at").notNull(),
     tabs: text("tabs", { mode: "json" }).$type<{ index: number; url: string; active: boolean }[]>(),
@@ -78,9 +77,7 @@ export const liveTrajectoryHar = sqliteTable("live_trajectory_har", {
 export const taskInputImages = sqliteTable(
   "task_input_images",
   {
-    taskId: integer("task_id")
-      .notNull()
-      .references(() => tasks.id, { onDelete: "cascade" }),
+    taskId: cascadeId("task_id", () => tasks.id),
     source: text("source").notNull(),
     imageHash: text("image_hash").notNull(),
     mime: text("mime").notNull(),

@@ -10,6 +10,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqli
 import type { ScannerRule } from "../../server/domain/evaluation/scanners/definitions";
 import { users } from "./auth";
 import { trajectories } from "./core";
+import { cascadeId } from "./columns";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
@@ -31,9 +32,7 @@ export const scannerScans = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     scannerKey: text("scanner_key").notNull(),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     definitionHash: text("definition_hash").notNull(),
     /** Steps matched (0: scanned, nothing found). */
     matchCount: integer("match_count").notNull(),
@@ -49,9 +48,7 @@ export const scannerMatches = sqliteTable(
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
     scannerKey: text("scanner_key").notNull(),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     stepIndex: integer("step_index").notNull(),
     ruleIndex: integer("rule_index").notNull(),
     /** The field the rule read (SCANNER_FIELDS), or `screenshot`. */

@@ -7,14 +7,13 @@
  */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { trajectories } from "./core";
+import { cascadeId } from "./columns";
 
 export const searchEntries = sqliteTable(
   "search_entries",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    trajectoryId: integer("trajectory_id")
-      .notNull()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
     /** The step the text is from (thought, action, element, url, error); null for the trajectory's own text. */
     stepId: integer("step_id"),
     stepIndex: integer("step_index"),

@@ -8,14 +8,13 @@ import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./auth";
 import { tasks } from "./core";
+import { cascadeId } from "./columns";
 
 export const taskFlags = sqliteTable(
   "task_flags",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    taskId: integer("task_id")
-      .notNull()
-      .references(() => tasks.id, { onDelete: "cascade" }),
+    taskId: cascadeId("task_id", () => tasks.id),
     /** broken | outdated | ambiguous | wrong_reference | valid (TASK_FLAG_STATUSES); `valid` clears the flag. */
     status: text("status").notNull(),
     reason: text("reason").notNull(),
