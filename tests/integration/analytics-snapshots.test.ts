@@ -21,6 +21,7 @@ import {
   packSnapshot,
   snapshotStats,
   SNAPSHOT_FORMAT,
+  STORE_INTERVAL_MS,
   unpackSnapshot,
 } from "../../server/services/analytics/snapshots";
 import type { TestContext } from "../helpers/context";
@@ -130,6 +131,26 @@ describeEachBackend("analytics starting data kept across restarts", (backend) =>
     facts.sites = facts.sites.map((site) => `${site} (as stored)`);
     await rawRun(ctx.db, sql`update analytics_snapshots set value = ${packSnapshot(encodeSnapshot(facts), backend === "postgres")} where key = 'facts'`);
     expect(JSON.stringify(await views(restarted()))).toContain("Shop (as stored)");
+  });
+
+  it("writes a key's row again at most once per interval while writes keep coming, and what waits on close", async () => {
+    await views(ctx.db);
+    const stampOf = async () => (await listSnapshots(ctx.db)).find((r) => r.key === "reference:latest")!.stamp;
+    const before = await stampOf();
+    const written = snapshotStats(ctx.db).written;
+    await rawRun(
+      ctx.db,
+      sql`update consolidated_labels set verdict = 'failure' where id = (select min(id) from consolidated_labels where verdict = 'success')`,
+    );
+    await analyticsOverview(ctx.db, { scope: {}, unparseable: "exclude", difficulty: "overall" });
+    // Read again (counted), but its row waits: this process wrote it less than STORE_INTERVAL_MS ago.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(snapshotStats(ctx.db).written).toBe(written);
+    expect(await stampOf()).toBe(before);
+    await flushAnalyticsSnapshots(ctx.db);
+    expect(snapshotStats(ctx.db).written).toBe(written + 1);
+    expect(await stampOf()).not.toBe(before);
+    expect(STORE_INTERVAL_MS).toBeGreaterThanOrEqual(10_000);
   });
 
   it("reads the tables again, and says so, when a stored row cannot be read", async () => {

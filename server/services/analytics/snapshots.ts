@@ -171,14 +171,33 @@ interface DbSnapshots {
   readOnly: boolean;
   /** Counters of each key's row as stored by this process or read from the store. */
   storedAt: Map<string, Record<ChangeCounter, number>>;
+  /** When this process last wrote each key's row (ms since the epoch). */
+  lastWritten: Map<string, number>;
+  /** The wake-up for rows that wait for their interval. */
+  timer: NodeJS.Timeout | null;
 }
+
+/**
+ * A key's row is written again at most this often by one process: values read again after each write (a reference
+ * after each consolidated label) would otherwise be encoded and written after every label an annotator submits. Each
+ * waiting row is replaced by the newest value of its key, and closing the database writes what waits.
+ */
+export const STORE_INTERVAL_MS = 30_000;
 
 const stores = new WeakMap<object, DbSnapshots>();
 
 function storeOf(db: Db): DbSnapshots {
   let s = stores.get(db);
   if (!s) {
-    s = { stats: { loads: new Map(), reused: 0, patched: 0, written: 0 }, unwritten: new Map(), writing: null, readOnly: false, storedAt: new Map() };
+    s = {
+      stats: { loads: new Map(), reused: 0, patched: 0, written: 0 },
+      unwritten: new Map(),
+      writing: null,
+      readOnly: false,
+      storedAt: new Map(),
+      lastWritten: new Map(),
+      timer: null,
+    };
     stores.set(db, s);
     onDatabaseClose(db, () => flushAnalyticsSnapshots(db));
   }
@@ -233,28 +252,46 @@ export function storedVersions(db: Db, key: string): Record<ChangeCounter, numbe
   return storeOf(db).storedAt.get(key);
 }
 
-/** Stores `value` (encoded when the write runs, after the view that asked has its answer) for `key`. */
+/**
+ * Stores `value` (encoded when the write runs, after the view that asked has its answer) for `key`: at once the first
+ * time this process stores the key, then at most once per STORE_INTERVAL_MS.
+ */
 export function storeSnapshot(db: Db, key: string, stamp: string, versions: Record<ChangeCounter, number>, value: () => unknown): void {
   const s = storeOf(db);
   if (s.readOnly) return;
   s.unwritten.set(key, { head: { format: SNAPSHOT_FORMAT, stamp, versions: JSON.stringify(versions) }, value });
   s.storedAt.set(key, versions);
-  scheduleWrite(db, s);
+  scheduleWrite(db, s, false);
 }
 
-function scheduleWrite(db: Db, s: DbSnapshots): void {
+/** When the row waiting for `key` may be written. */
+function dueAt(s: DbSnapshots, key: string): number {
+  const last = s.lastWritten.get(key);
+  return last === undefined ? 0 : last + STORE_INTERVAL_MS;
+}
+
+/** Writes the waiting rows that are due (all of them with `all`), then sets a wake-up for the rest. */
+function scheduleWrite(db: Db, s: DbSnapshots, all: boolean): void {
   if (s.writing) return;
+  if (s.timer) {
+    clearTimeout(s.timer);
+    s.timer = null;
+  }
   s.writing = (async () => {
     // After the computation that read the data has finished its synchronous part.
     await new Promise((resolve) => setImmediate(resolve));
-    while (s.unwritten.size) {
-      const [key, row] = s.unwritten.entries().next().value!;
+    for (;;) {
+      const now = Date.now();
+      const key = [...s.unwritten.keys()].find((k) => all || dueAt(s, k) <= now);
+      if (key === undefined) break;
+      const row = s.unwritten.get(key)!;
       s.unwritten.delete(key);
       const bytes = packSnapshot(encodeSnapshot(row.value()), dialectOf(db) === "postgres");
       await withTransaction(db, async (tx) => {
         await writeSnapshot(tx, key, row.head, bytes, Date.now());
         await pruneSnapshots(tx, MAX_STORED);
       });
+      s.lastWritten.set(key, Date.now());
       s.stats.written++;
     }
   })()
@@ -273,14 +310,26 @@ function scheduleWrite(db: Db, s: DbSnapshots): void {
     .finally(() => {
       s.writing = null;
       if (s.readOnly) s.unwritten.clear();
-      else if (s.unwritten.size) scheduleWrite(db, s);
+      if (!s.unwritten.size) return;
+      const next = Math.min(...[...s.unwritten.keys()].map((k) => dueAt(s, k)));
+      if (next <= Date.now()) scheduleWrite(db, s, false);
+      else {
+        s.timer = setTimeout(() => scheduleWrite(db, s, false), next - Date.now());
+        // A process with nothing else to do may end; closing the database writes what waits.
+        s.timer.unref();
+      }
     });
 }
 
-/** Waits until every value stored so far is written. */
+/** Writes every value stored so far, waiting ones included, and waits until they are written. */
 export async function flushAnalyticsSnapshots(db: Db): Promise<void> {
   const s = stores.get(db);
-  while (s?.writing) await s.writing;
+  if (!s) return;
+  for (;;) {
+    if (s.writing) await s.writing;
+    else if (s.unwritten.size && !s.readOnly) scheduleWrite(db, s, true);
+    else break;
+  }
 }
 
 /**
