@@ -81,3 +81,21 @@ export type TaskAttributes = Record<string, string>;
 
 export const OUTCOMES = ["answered", "step_limit", "time_limit", "error", "cancelled", "running", "unknown", "infra_error", "blocked"] as const;
 export type Outcome = (typeof OUTCOMES)[number];
+
+/** What a step says whatever holds its screenshots: the page, the agent's thought and action, the marks, an error. */
+export interface StepContent {
+  url: string | null;
+  thought: string | null;
+  actionRaw: string | null;
+  action: ParsedAction;
+  elements: SomElement[] | null;
+  error: string | null;
+}
+
+/**
+ * A step's content fields in the order every step record lists them (imports, the ATIF and bundle exports, stored
+ * steps, reports); spread it where they go. Elements a source left out are null.
+ */
+export function stepContent(s: Omit<StepContent, "elements"> & { elements?: SomElement[] | null }): StepContent {
+  return { url: s.url, thought: s.thought, actionRaw: s.actionRaw, action: s.action, elements: s.elements ?? null, error: s.error };
+}

@@ -26,6 +26,7 @@ import {
   type ImportVerdict,
   type Importer,
 } from "./types";
+import { stepContent } from "../domain/types";
 
 export const ATIF_TASK_SET = { name: "ATIF", benchmark: "atif" } as const;
 /** Names ATIF files usually have; any `.json` given on its own is looked at too. */
@@ -239,12 +240,7 @@ async function toTrajectory(g: Grouped, input: string, root: string, attempt: nu
       screenshot,
       rawScreenshot: await pick(s.rawScreenshot, "unmarked image"),
       marksBurnedIn: s.marksBurnedIn && screenshot !== null,
-      url: s.url,
-      thought: s.thought,
-      actionRaw: s.actionRaw,
-      action: s.action,
-      elements: s.elements,
-      error: s.error,
+      ...stepContent(s),
       durationMs: s.durationMs,
     });
   }

@@ -25,6 +25,7 @@ import { manifestTrajectories, readManifestHeader, refuseOversizedManifest, type
 import { exists, isDir } from "./fs-helpers";
 import { ImportError, type ImageRef, type Importer } from "./types";
 import { openZipReader } from "./zip";
+import { stepContent } from "../domain/types";
 
 /** Invalid trajectories after which the rest of a manifest is not read. */
 export const MAX_INVALID_TRAJECTORIES = 20;
@@ -201,12 +202,7 @@ export const nativeImporter: Importer = {
               screenshot: checkedImage(source, s.screenshot),
               rawScreenshot: checkedImage(source, s.rawScreenshot),
               marksBurnedIn: s.marksBurnedIn,
-              url: s.url,
-              thought: s.thought,
-              actionRaw: s.actionRaw,
-              action: s.action,
-              elements: s.elements,
-              error: s.error,
+              ...stepContent(s),
               durationMs: s.durationMs,
             })),
             verdicts: t.verdicts

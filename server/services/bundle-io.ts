@@ -23,6 +23,7 @@ import {
 import { extensionForMime, readImageInfo } from "../domain/image-info";
 import type { Outcome } from "../domain/types";
 import { sha256, type ScreenshotStore } from "../storage/screenshot-store";
+import { stepContent } from "../domain/types";
 
 function imageFileName(hash: string, mime: string): string {
   return `images/${hash}.${extensionForMime(mime)}`;
@@ -114,12 +115,7 @@ export async function trajectoryToBundle(db: Db, id: number, images: Map<string,
       screenshot: image(s.screenshotHash),
       rawScreenshot: image(s.rawScreenshotHash),
       marksBurnedIn: s.marksBurnedIn,
-      url: s.url,
-      thought: s.thought,
-      actionRaw: s.actionRaw,
-      action: s.action,
-      elements: s.elements ?? null,
-      error: s.error,
+      ...stepContent(s),
       durationMs: s.durationMs,
     })),
     verdicts: verdicts.map((v) => ({

@@ -29,7 +29,7 @@ import {
   type BundleImage,
   type BundleTrajectory,
 } from "./bundle";
-import { OUTCOMES, type Outcome, type ParsedAction, type ScrollDirection, type SomElement } from "../types";
+import { stepContent, OUTCOMES, type Outcome, type ParsedAction, type ScrollDirection, type SomElement } from "../types";
 
 export const ATIF_SCHEMA_VERSION = "ATIF-v1.6";
 const ATIF_VERSION = /^ATIF-v1\.\d+$/;
@@ -517,12 +517,7 @@ export function toAtif(
           screenshot: s.screenshot ? imagePath(s.screenshot) : null,
           rawScreenshot: s.rawScreenshot ? imagePath(s.rawScreenshot) : null,
           marksBurnedIn: s.marksBurnedIn,
-          url: s.url,
-          thought: s.thought,
-          actionRaw: s.actionRaw,
-          action: s.action,
-          elements: s.elements,
-          error: s.error,
+          ...stepContent(s),
           durationMs: s.durationMs,
         },
         ...(s.url ? { url: s.url } : {}),

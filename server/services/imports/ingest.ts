@@ -75,6 +75,7 @@ import {
 } from "../../importers/types";
 import { ensureTrajectoryIdentities } from "./identity-backfill";
 import { sha256, type ScreenshotBatch, type ScreenshotStore } from "../../storage/screenshot-store";
+import { stepContent } from "../../domain/types";
 
 export { canonicalJson } from "../../domain/imports/identity";
 
@@ -591,12 +592,7 @@ async function prepareTrajectory(
       screenshotHash,
       rawScreenshotHash,
       marksBurnedIn: s.marksBurnedIn,
-      url: s.url,
-      thought: s.thought,
-      actionRaw: s.actionRaw,
-      action: s.action,
-      elements: s.elements,
-      error: s.error,
+      ...stepContent(s),
       durationMs: s.durationMs ?? null,
     });
   }

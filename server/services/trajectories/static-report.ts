@@ -47,6 +47,7 @@ import { trajectoryToBundle } from "../bundle-io";
 import { listTrajectoryPage } from "../trajectory-views";
 import { writeZip } from "./atif-export";
 import packageJson from "../../../package.json";
+import { stepContent } from "../../domain/types";
 
 /** The most trajectories one report holds: a larger selection is refused with its size, to be narrowed first. */
 export const MAX_REPORT_TRAJECTORIES = 5000;
@@ -168,12 +169,7 @@ function reportTrajectory(n: number, t: BundleTrajectory, evaluations: ReportEva
     evaluations,
     steps: t.steps.map((s) => ({
       index: s.index,
-      url: s.url,
-      thought: s.thought,
-      actionRaw: s.actionRaw,
-      action: s.action,
-      elements: s.elements,
-      error: s.error,
+      ...stepContent(s),
       image: s.screenshot?.file ?? s.rawScreenshot?.file ?? null,
       width: s.screenshot?.width ?? s.rawScreenshot?.width ?? null,
       height: s.screenshot?.height ?? s.rawScreenshot?.height ?? null,
