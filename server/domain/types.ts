@@ -88,6 +88,7 @@ export interface StepContent {
   thought: string | null;
   actionRaw: string | null;
   action: ParsedAction;
+  /** Null when the source recorded no element list for this step (not the same as an empty list). */
   elements: SomElement[] | null;
   error: string | null;
 }

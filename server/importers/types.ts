@@ -6,7 +6,7 @@
  * so a source of any size is never held in memory whole.
  */
 import { AppError } from "../errors";
-import type { Outcome, ParsedAction, ReferenceAnswer, SomElement, TaskAttributes, TaskDifficulty } from "../domain/types";
+import type { Outcome, ReferenceAnswer, TaskAttributes, TaskDifficulty, StepContent } from "../domain/types";
 
 /** An image the importer found; read on demand. `origin` names it in error messages (file path, zip entry…). */
 export interface ImageRef {
@@ -55,17 +55,11 @@ export interface ImportRun {
   config: Record<string, unknown> | null;
 }
 
-export interface ImportStep {
+export interface ImportStep extends StepContent {
   index: number;
   screenshot: ImageRef | null;
   rawScreenshot: ImageRef | null;
   marksBurnedIn: boolean;
-  url: string | null;
-  thought: string | null;
-  actionRaw: string | null;
-  action: ParsedAction;
-  elements: SomElement[] | null;
-  error: string | null;
   durationMs?: number | null;
 }
 

@@ -50,7 +50,7 @@ import { seededSample } from "../domain/sampling";
 import { highlightSnippet, positiveClauses, type SearchField, type SearchHit } from "../domain/trajectories/search-query";
 import { formatEvaluatorRef } from "../domain/trajectory-list-query";
 import type { Actor } from "../domain/access/actor";
-import type { ParsedAction, SomElement } from "../domain/types";
+import type { StepContent } from "../domain/types";
 import { NotFoundError, ValidationError } from "../errors";
 import { warmVariants, type ImageDeps } from "./images";
 import { currentScannerHashes, scopeSearch, taskViewOf } from "./access";
@@ -63,15 +63,8 @@ export interface ImageMeta {
   dhash: string | null;
 }
 
-export interface PlayerStep {
+export interface PlayerStep extends StepContent {
   index: number;
-  url: string | null;
-  thought: string | null;
-  actionRaw: string | null;
-  action: ParsedAction;
-  /** Null when the source recorded no element list for this step (not the same as an empty list). */
-  elements: SomElement[] | null;
-  error: string | null;
   durationMs: number | null;
   marksBurnedIn: boolean;
   screenshot: ImageMeta | null;

@@ -29,7 +29,7 @@ import {
   type BundleImage,
   type BundleTrajectory,
 } from "./bundle";
-import { stepContent, OUTCOMES, type Outcome, type ParsedAction, type ScrollDirection, type SomElement } from "../types";
+import { stepContent, OUTCOMES, type Outcome, type ParsedAction, type ScrollDirection, type StepContent } from "../types";
 
 export const ATIF_SCHEMA_VERSION = "ATIF-v1.6";
 const ATIF_VERSION = /^ATIF-v1\.\d+$/;
@@ -114,17 +114,11 @@ export interface AtifImageRef {
   mediaType: string | null;
 }
 
-export interface AtifStepReading {
+export interface AtifStepReading extends StepContent {
   index: number;
   screenshot: AtifImageRef | null;
   rawScreenshot: AtifImageRef | null;
   marksBurnedIn: boolean;
-  url: string | null;
-  thought: string | null;
-  actionRaw: string | null;
-  action: ParsedAction;
-  elements: SomElement[] | null;
-  error: string | null;
   durationMs: number | null;
 }
 

@@ -4,16 +4,10 @@
  * (`data/index.js`, `data/t-<n>.js`) and the pages read it from there. Every text of a trajectory is hostile input:
  * the index is written here with every text escaped, and the player sets text with `textContent` only.
  */
-import type { ParsedAction, SomElement } from "../types";
+import type { StepContent } from "../types";
 
-export interface ReportStep {
+export interface ReportStep extends StepContent {
   index: number;
-  url: string | null;
-  thought: string | null;
-  actionRaw: string | null;
-  action: ParsedAction;
-  elements: SomElement[] | null;
-  error: string | null;
   /** Relative to the report's root, e.g. `images/<hash>.png`; null when the step has no screenshot. */
   image: string | null;
   width: number | null;
