@@ -59,6 +59,19 @@ import { assertMayTriage, assertTrajectoryBrowsable, visibleLabelsOfTrajectory }
 import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
 
 const id = z.number().int().positive();
+/** A campaign's item as annotators and reviewers name it: by its number, never its trajectory. */
+const itemRef = z.object({ campaignId: id, itemNo: id });
+/** A window of an item's steps (the player pages long trajectories). */
+const itemStepWindowInput = itemRef.extend({
+  from: z.number().int().nonnegative(),
+  count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW),
+});
+/** An item's screenshots to encode at the player's width, from a step on. */
+const warmItemImagesInput = itemRef.extend({
+  width: z.number().int().positive().max(10_000),
+  fromStep: z.number().int().nonnegative().default(0),
+  raw: z.boolean().default(false),
+});
 const filter = trajectoryListInput.omit({ sort: true, dir: true, page: true, pageSize: true });
 
 const labelSchemaInput = z
@@ -268,9 +281,7 @@ export const labellingRouter = createTRPCRouter({
 
   next: authedProcedure.input(z.object({ campaignId: id })).mutation(({ ctx, input }) => nextItem(ctx.db, ctx.actor, input.campaignId)),
 
-  skip: authedProcedure
-    .input(z.object({ campaignId: id, itemNo: id }))
-    .mutation(({ ctx, input }) => skipItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  skip: authedProcedure.input(itemRef).mutation(({ ctx, input }) => skipItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   release: authedProcedure
     .input(z.object({ campaignId: id }))
@@ -309,9 +320,7 @@ export const labellingRouter = createTRPCRouter({
    * Blind → reveal → revise: after the blind submit, the campaign's evaluator on the item (refused before it). A
    * mutation: the first call records the reveal, which makes the blind label final.
    */
-  reveal: authedProcedure
-    .input(z.object({ campaignId: id, itemNo: id }))
-    .mutation(({ ctx, input }) => revealItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  reveal: authedProcedure.input(itemRef).mutation(({ ctx, input }) => revealItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   /** Keep or revise the label after the reveal, with a reason (the informed stage; recorded once). */
   decideReveal: authedProcedure
@@ -329,39 +338,16 @@ export const labellingRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => decideReveal(ctx.db, ctx.actor, input)),
 
   /** The annotator's own label on an item, its history, and what "undo" would revert. */
-  mine: authedProcedure
-    .input(z.object({ campaignId: id, itemNo: id }))
-    .query(({ ctx, input }) => myItemLabel(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  mine: authedProcedure.input(itemRef).query(({ ctx, input }) => myItemLabel(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   /** The item's trajectory as the player shows it, with what the blind rule hides taken out. */
-  item: authedProcedure
-    .input(z.object({ campaignId: id, itemNo: id }))
-    .query(({ ctx, input }) => itemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  item: authedProcedure.input(itemRef).query(({ ctx, input }) => itemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   /** Full details of a window of the item's steps (the player pages long trajectories; see itemStepWindow). */
-  itemSteps: authedProcedure
-    .input(
-      z.object({
-        campaignId: id,
-        itemNo: id,
-        from: z.number().int().nonnegative(),
-        count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW),
-      }),
-    )
-    .query(({ ctx, input }) => itemStepWindow(ctx.db, ctx.actor, input)),
+  itemSteps: authedProcedure.input(itemStepWindowInput).query(({ ctx, input }) => itemStepWindow(ctx.db, ctx.actor, input)),
 
   /** Encode an item's screenshots at the width the player shows them, starting from the current step. */
-  warmImages: authedProcedure
-    .input(
-      z.object({
-        campaignId: id,
-        itemNo: id,
-        width: z.number().int().positive().max(10_000),
-        fromStep: z.number().int().nonnegative().default(0),
-        raw: z.boolean().default(false),
-      }),
-    )
-    .mutation(async ({ ctx, input }) => ({ queued: await warmItemImages(ctx, ctx.actor, input) })),
+  warmImages: authedProcedure.input(warmItemImagesInput).mutation(async ({ ctx, input }) => ({ queued: await warmItemImages(ctx, ctx.actor, input) })),
 
   /** The annotator's recent labels in a campaign (to go back and revise). */
   done: authedProcedure
@@ -399,35 +385,14 @@ export const qaRouter = createTRPCRouter({
     .query(({ ctx, input }) => qaQueue(ctx.db, ctx.actor, input)),
 
   /** One item's labels side by side and its consolidated label. */
-  item: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => qaItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  item: authedProcedure.input(itemRef).query(({ ctx, input }) => qaItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   /** The item's trajectory for the player (agent hidden from annotators). */
-  trajectory: authedProcedure
-    .input(z.object({ campaignId: id, itemNo: id }))
-    .query(({ ctx, input }) => qaItemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  trajectory: authedProcedure.input(itemRef).query(({ ctx, input }) => qaItemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
-  steps: authedProcedure
-    .input(
-      z.object({
-        campaignId: id,
-        itemNo: id,
-        from: z.number().int().nonnegative(),
-        count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW),
-      }),
-    )
-    .query(({ ctx, input }) => qaItemStepWindow(ctx.db, ctx.actor, input)),
+  steps: authedProcedure.input(itemStepWindowInput).query(({ ctx, input }) => qaItemStepWindow(ctx.db, ctx.actor, input)),
 
-  warmImages: authedProcedure
-    .input(
-      z.object({
-        campaignId: id,
-        itemNo: id,
-        width: z.number().int().positive().max(10_000),
-        fromStep: z.number().int().nonnegative().default(0),
-        raw: z.boolean().default(false),
-      }),
-    )
-    .mutation(async ({ ctx, input }) => ({ queued: await warmQaItemImages(ctx, ctx.actor, input) })),
+  warmImages: authedProcedure.input(warmItemImagesInput).mutation(async ({ ctx, input }) => ({ queued: await warmQaItemImages(ctx, ctx.actor, input) })),
 
   /** Approve the consolidated label ("confirmed") or override it ("corrected"), with the reviewer's reasoning. */
   submit: authedProcedure
