@@ -169,6 +169,40 @@ export function decisionMeta(input: { confidence?: string | null; disagreementSo
   }
 }
 
+/**
+ * Stores a consolidated label set by decision (an adjudication, a gold item's known answer): the label, the item's
+ * state "adjudicated" and the event in the item's history, with the decision's confidence and source when given.
+ */
+export async function recordAdjudication(
+  db: Db,
+  v: {
+    campaignId: number;
+    item: { id: number; trajectoryId: number };
+    values: LabelValues;
+    basedOn: string[];
+    actor: Actor;
+    reason: string;
+    meta?: ReturnType<typeof decisionMeta>;
+    at: Date;
+  },
+): Promise<void> {
+  const { campaignId, item, values, actor, reason, meta, at } = v;
+  await saveConsolidatedLabel(db, { campaignId, item, values, basedOn: v.basedOn, decision: { actor, reason, ...meta }, at });
+  await setItemState(db, item.id, "adjudicated");
+  await insertConsolidationEvent(db, {
+    campaignId,
+    itemId: item.id,
+    state: "adjudicated",
+    values,
+    method: "adjudicated",
+    actorId: actor.userId,
+    actorName: actor.name,
+    reason,
+    ...meta,
+    createdAt: at,
+  });
+}
+
 /** A decision's reason: required, bounded. */
 export function decisionReason(reason: string | undefined): string {
   const r = reason?.trim() ?? "";
@@ -199,20 +233,7 @@ export async function adjudicate(db: Db, actor: Actor, input: AdjudicationInput,
       throw e;
     }
     const at = new Date(now);
-    await saveConsolidatedLabel(db, { campaignId: campaign.id, item, values, basedOn: basedOnOf(active), decision: { actor, reason, ...meta }, at });
-    await setItemState(db, item.id, "adjudicated");
-    await insertConsolidationEvent(db, {
-      campaignId: campaign.id,
-      itemId: item.id,
-      state: "adjudicated",
-      values,
-      method: "adjudicated",
-      actorId: actor.userId,
-      actorName: actor.name,
-      reason,
-      ...meta,
-      createdAt: at,
-    });
+    await recordAdjudication(db, { campaignId: campaign.id, item, values, basedOn: basedOnOf(active), actor, reason, meta, at });
     return { itemId: item.id, state: "adjudicated" as const, consolidated: (await getConsolidated(db, item.id))! };
   });
 }

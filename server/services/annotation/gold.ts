@@ -10,8 +10,8 @@
  * behaves like any other item (its state shows "open"; its consolidated label is not shown to them).
  */
 import type { Db } from "../../../db/database";
-import { getItemByTrajectory, setItemState, trajectoryStepCount, updateCampaign } from "../../../db/repositories/annotation/campaigns";
-import { activeLabelsOfItem, getConsolidated, insertConsolidationEvent } from "../../../db/repositories/annotation/labels";
+import { getItemByTrajectory, trajectoryStepCount, updateCampaign } from "../../../db/repositories/annotation/campaigns";
+import { activeLabelsOfItem, getConsolidated } from "../../../db/repositories/annotation/labels";
 import {
   campaignsOfTrajectory,
   deleteGoldItem,
@@ -33,7 +33,7 @@ import {
 import { LabelValidationError, validateLabel, type LabelValues } from "../../domain/annotation/label-schema";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { requireCampaign } from "./campaign-lookup";
-import { basedOnOf, saveConsolidatedLabel } from "./consolidation";
+import { basedOnOf, recordAdjudication } from "./consolidation";
 import { withTransaction } from "../../../db/database";
 
 // ---------------------------------------------------------------- settings
@@ -164,26 +164,14 @@ async function setGold(
     createdBy: actor.userId,
     createdAt: at,
   });
-  const reason = "known answer";
-  await saveConsolidatedLabel(db, {
+  await recordAdjudication(db, {
     campaignId: campaign.id,
     item,
     values,
     basedOn: basedOnOf(await activeLabelsOfItem(db, item.id)),
-    decision: { actor, reason },
+    actor,
+    reason: "known answer",
     at,
-  });
-  await setItemState(db, item.id, "adjudicated");
-  await insertConsolidationEvent(db, {
-    campaignId: campaign.id,
-    itemId: item.id,
-    state: "adjudicated",
-    values,
-    method: "adjudicated",
-    actorId: actor.userId,
-    actorName: actor.name,
-    reason,
-    createdAt: at,
   });
 }
 
