@@ -48,6 +48,31 @@ import { withTransaction } from "../../../db/database";
 
 // ---------------------------------------------------------------- export
 
+/** The item's and its trajectory's columns, in the order every exported row lists them. */
+function itemColumns(
+  r: Pick<
+    Awaited<ReturnType<typeof exportConsolidatedRows>>[number],
+    "itemNo" | "itemState" | "taskSet" | "benchmark" | "externalTaskId" | "site" | "runId" | "runName" | "agentName" | "model" | "attempt"
+  >,
+  trajectoryId: number,
+) {
+  return {
+    // The number the annotator saw (`/annotate/<campaign>/<item_no>`).
+    item_no: r.itemNo,
+    item_state: r.itemState,
+    trajectory_id: trajectoryId,
+    task_set: r.taskSet,
+    benchmark: r.benchmark,
+    task_id: r.externalTaskId,
+    site: r.site,
+    run_id: r.runId,
+    run_name: r.runName,
+    agent: r.agentName,
+    model: r.model,
+    attempt: r.attempt,
+  };
+}
+
 export async function campaignLabelRows(db: Db, campaignId: number): Promise<LabelExportRow[]> {
   const campaign = await requireCampaign(db, campaignId);
   const base = { campaign_id: campaign.id, campaign_name: campaign.name };
@@ -58,19 +83,7 @@ export async function campaignLabelRows(db: Db, campaignId: number): Promise<Lab
       kind: "annotation",
       ...base,
       item_id: l.itemId,
-      // The number the annotator saw (`/annotate/<campaign>/<item_no>`).
-      item_no: r.itemNo,
-      item_state: r.itemState,
-      trajectory_id: r.trajectoryId,
-      task_set: r.taskSet,
-      benchmark: r.benchmark,
-      task_id: r.externalTaskId,
-      site: r.site,
-      run_id: r.runId,
-      run_name: r.runName,
-      agent: r.agentName,
-      model: r.model,
-      attempt: r.attempt,
+      ...itemColumns(r, r.trajectoryId),
       label_id: l.id,
       annotator_id: l.userId,
       annotator_name: l.annotatorName,
@@ -104,18 +117,7 @@ export async function campaignLabelRows(db: Db, campaignId: number): Promise<Lab
       kind: "consolidated",
       ...base,
       item_id: c.itemId,
-      item_no: r.itemNo,
-      item_state: r.itemState,
-      trajectory_id: c.trajectoryId,
-      task_set: r.taskSet,
-      benchmark: r.benchmark,
-      task_id: r.externalTaskId,
-      site: r.site,
-      run_id: r.runId,
-      run_name: r.runName,
-      agent: r.agentName,
-      model: r.model,
-      attempt: r.attempt,
+      ...itemColumns(r, c.trajectoryId),
       label_id: null,
       annotator_id: c.adjudicatorId,
       annotator_name: c.adjudicatorName,
