@@ -114,6 +114,34 @@ export interface Flip {
   direction: "now right" | "now wrong";
 }
 
+/** A flip as the reports list it (stress tests, alignment versions): the task beside the verdicts before and after. */
+export interface FlippedItem {
+  trajectoryId: number;
+  taskExternalId: string;
+  intent: string;
+  human: HumanVerdict;
+  /** The verdicts before (unperturbed, the earlier version) and after. */
+  before: string;
+  after: string;
+  direction: Flip["direction"];
+}
+
+/** The flips with their tasks' external ids and intents, from the compared items by trajectory. */
+export function flippedItems(flips: Flip[], items: Map<number, { taskExternalId: string; intent: string }>): FlippedItem[] {
+  return flips.map((f) => {
+    const it = items.get(f.trajectoryId)!;
+    return {
+      trajectoryId: f.trajectoryId,
+      taskExternalId: it.taskExternalId,
+      intent: it.intent,
+      human: f.human,
+      before: f.a,
+      after: f.b,
+      direction: f.direction,
+    };
+  });
+}
+
 export interface KappaChange {
   /** κ(b) − κ(a) on the paired items; null when either κ is undefined. */
   estimate: number | null;

@@ -46,7 +46,7 @@ import {
   type TaskRef,
 } from "../../domain/evaluation/alignment";
 import { formatCsv } from "../../domain/csv";
-import { compareOnItems, judgeOnItems, type Comparison, type JudgeOnItems } from "../../domain/evaluation/judge-comparison";
+import { compareOnItems, flippedItems, judgeOnItems, type Comparison, type JudgeOnItems } from "../../domain/evaluation/judge-comparison";
 import { buildJudgePrompt, costUsd, isJudgePromptVersion } from "../../domain/evaluation/judge-protocol";
 import { isStagedVersion, stagedOutcomeSystem } from "../../domain/evaluation/staged-protocols";
 import { applyPromptVersion, criteriaBlock, formatVariant, normaliseRubric, type FewShotExample } from "../../domain/evaluation/prompt-variants";
@@ -602,17 +602,6 @@ export async function compareAlignmentVersions(
     b: vb.number,
     diff: diffLines(systemOf(va), systemOf(vb)),
     comparison,
-    flipped: flips.map((f) => {
-      const it = byId.get(f.trajectoryId)!;
-      return {
-        trajectoryId: f.trajectoryId,
-        taskExternalId: it.taskExternalId,
-        intent: it.intent,
-        human: f.human,
-        before: f.a,
-        after: f.b,
-        direction: f.direction,
-      };
-    }),
+    flipped: flippedItems(flips, byId),
   };
 }

@@ -22,7 +22,7 @@ import {
 } from "../../../db/repositories/evaluation/improvement";
 import type { CampaignRow, JudgeBatchRow, JudgeStressTestRow } from "../../../db/schema/index";
 import type { UnparseablePolicy } from "../../domain/analytics/measures";
-import { compareOnItems, judgeOnItems, type Comparison, type JudgeOnItems } from "../../domain/evaluation/judge-comparison";
+import { compareOnItems, flippedItems, judgeOnItems, type Comparison, type FlippedItem, type JudgeOnItems } from "../../domain/evaluation/judge-comparison";
 import {
   formatVariant,
   parseVariant,
@@ -214,16 +214,7 @@ export async function listStressTests(db: Db, limit = 100) {
   return listStressTestRows(db, limit);
 }
 
-export interface FlippedItem {
-  trajectoryId: number;
-  taskExternalId: string;
-  intent: string;
-  human: "success" | "failure";
-  /** The verdicts unperturbed and perturbed. */
-  before: string;
-  after: string;
-  direction: "now right" | "now wrong";
-}
+export type { FlippedItem };
 
 export interface PerturbationResult {
   perturbation: string;
@@ -305,18 +296,7 @@ export async function stressTestReport(db: Db, id: number, opts: { policy?: Unpa
         { policy },
       ),
       comparison,
-      flipped: flips.map((f) => {
-        const it = byId.get(f.trajectoryId)!;
-        return {
-          trajectoryId: f.trajectoryId,
-          taskExternalId: it.taskExternalId,
-          intent: it.intent,
-          human: f.human,
-          before: f.a,
-          after: f.b,
-          direction: f.direction,
-        };
-      }),
+      flipped: flippedItems(flips, byId),
     };
   });
   return {
