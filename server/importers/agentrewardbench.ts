@@ -22,7 +22,7 @@ import ignore from "stream-json/filters/ignore.js";
 import { actionCalls, browserGymAnswer, parseBrowserGymAction } from "../domain/actions/browsergym";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { browserGymTask, checkSummary, cumRewardVerdict, type SummaryInfo } from "./browsergym";
-import { fileImage, isDir, withinBoundary } from "./fs-helpers";
+import { fileImage, headText, isDir, withinBoundary } from "./fs-helpers";
 import { ImportError, type EvaluatorLogReport, type ImportItem, type ImportStep, type ImportVerdict, type Importer } from "./types";
 
 /** Per-step fields never needed for playback; dropped while tokenizing. */
@@ -517,20 +517,13 @@ async function readTrajectoryFile(file: string, root: { dir: string; real: strin
 }
 
 async function looksLikeTrajectory(file: string): Promise<boolean> {
-  const fh = await fsp.open(file, "r").catch(() => null);
-  if (!fh) return false;
-  try {
-    const { bytesRead, buffer } = await fh.read(Buffer.alloc(HEAD_BYTES), 0, HEAD_BYTES, 0);
-    const head = buffer.subarray(0, bytesRead).toString("utf8");
-    if (!/^\s*\{/.test(head)) return false;
-    // Formats of their own with steps and a goal: the AgentLab converter's output and ATIF trajectories.
-    if (/"format"\s*:\s*"verdict\.agentlab-steps"|"schema_version"\s*:\s*"ATIF-/.test(head)) return false;
-    const has = (k: string) => head.includes(`"${k}"`);
-    // Trajectory.to_dict() writes benchmark, agent, model, valid, experiment, goal… before the steps.
-    return (has("goal") && (has("benchmark") || has("experiment") || has("steps"))) || (has("benchmark") && has("agent") && has("experiment"));
-  } finally {
-    await fh.close();
-  }
+  const head = await headText(file, HEAD_BYTES);
+  if (!/^\s*\{/.test(head)) return false;
+  // Formats of their own with steps and a goal: the AgentLab converter's output and ATIF trajectories.
+  if (/"format"\s*:\s*"verdict\.agentlab-steps"|"schema_version"\s*:\s*"ATIF-/.test(head)) return false;
+  const has = (k: string) => head.includes(`"${k}"`);
+  // Trajectory.to_dict() writes benchmark, agent, model, valid, experiment, goal… before the steps.
+  return (has("goal") && (has("benchmark") || has("experiment") || has("steps"))) || (has("benchmark") && has("agent") && has("experiment"));
 }
 
 const SKIPPED_DIRS = new Set(["judgments", "screenshots", "captions", "node_modules"]);

@@ -15,7 +15,7 @@ import path from "node:path";
 import { atifTrajectorySchema, readAtif, type AtifImageRef, type AtifReading } from "../domain/imports/atif";
 import type { Outcome } from "../domain/types";
 import { findFolders, runNameFromPath } from "./find-folders";
-import { isDir } from "./fs-helpers";
+import { headText, isDir } from "./fs-helpers";
 import {
   ImportError,
   type ImageRef,
@@ -34,16 +34,7 @@ const CANDIDATE = /(^|[._-])(trajectory|atif)[^/\\]*\.json$/i;
 const HEAD_BYTES = 8192;
 const MAX_FILE_BYTES = 512 * 1024 * 1024;
 
-async function head(file: string): Promise<string> {
-  const fh = await fsp.open(file, "r").catch(() => null);
-  if (!fh) return "";
-  try {
-    const { bytesRead, buffer } = await fh.read(Buffer.alloc(HEAD_BYTES), 0, HEAD_BYTES, 0);
-    return buffer.subarray(0, bytesRead).toString("utf8");
-  } finally {
-    await fh.close();
-  }
-}
+const head = (file: string) => headText(file, HEAD_BYTES);
 
 export async function looksLikeAtif(file: string): Promise<boolean> {
   if (!/\.json$/i.test(file)) return false;

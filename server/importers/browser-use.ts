@@ -23,7 +23,7 @@ import path from "node:path";
 import type { Outcome } from "../domain/types";
 import { browserUseStepParts, browserUseViewport } from "./browser-use-steps";
 import { folderName, subfolders } from "./find-folders";
-import { isDir, readJsonFile } from "./fs-helpers";
+import { headText, isDir, readJsonFile } from "./fs-helpers";
 import { IMAGE_FILE, base64Image, isLfsPointer, numberedImages, probeImageFile, screenshotNumber } from "./image-files";
 import { ImportError, type ImageRef, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 import { looksLikeTaskList, readTaskLists } from "./online-mind2web";
@@ -42,17 +42,7 @@ function str(v: unknown): string | null {
   return typeof v === "string" && v.trim() ? v.trim() : typeof v === "number" ? String(v) : null;
 }
 
-async function head(file: string, bytes = 16384): Promise<string> {
-  const handle = await fsp.open(file, "r").catch(() => null);
-  if (!handle) return "";
-  try {
-    const buf = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buf, 0, bytes, 0);
-    return buf.subarray(0, bytesRead).toString("utf8");
-  } finally {
-    await handle.close();
-  }
-}
+const head = (file: string, bytes = 16384) => headText(file, bytes);
 
 /** A history's head: a `history` list whose entries hold Browser Use's step keys. */
 function headLooksLikeHistory(h: string): boolean {

@@ -6,6 +6,23 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { ImportError, type ImageRef } from "./types";
 
+/** The first `bytes` of a file, or null when it cannot be opened: what detectors look at before reading a whole file. */
+export async function readHead(file: string, bytes: number): Promise<Buffer | null> {
+  const fh = await fsp.open(file, "r").catch(() => null);
+  if (!fh) return null;
+  try {
+    const { bytesRead, buffer } = await fh.read(Buffer.alloc(bytes), 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The first `bytes` of a file as UTF-8 text, "" when it cannot be opened. */
+export async function headText(file: string, bytes: number): Promise<string> {
+  return (await readHead(file, bytes))?.toString("utf8") ?? "";
+}
+
 export async function isDir(p: string): Promise<boolean> {
   return (await fsp.stat(p).catch(() => null))?.isDirectory() ?? false;
 }

@@ -26,7 +26,7 @@ import { parseMind2WebEntry } from "../domain/actions/online-mind2web";
 import type { Outcome, ParsedAction } from "../domain/types";
 import { browserUseStepParts } from "./browser-use-steps";
 import { folderName, subfolders, unreadableTrajectory } from "./find-folders";
-import { readJsonFile, readTextFile } from "./fs-helpers";
+import { headText, readJsonFile, readTextFile } from "./fs-helpers";
 import { IMAGE_FILE, dataUrlImage, isLfsPointer, numberedImages, probeImageFile, screenshotNumber } from "./image-files";
 import { ImportError, type ImageRef, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 import { keyPointList, looksLikeJudgeFileName, readJudgeFile, type JudgeFile, type JudgeRow } from "./webjudge";
@@ -58,17 +58,7 @@ function headLooksLikeResult(head: string): boolean {
   );
 }
 
-async function head(file: string, bytes = 8192): Promise<string> {
-  const handle = await fsp.open(file, "r").catch(() => null);
-  if (!handle) return "";
-  try {
-    const buf = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buf, 0, bytes, 0);
-    return buf.subarray(0, bytesRead).toString("utf8");
-  } finally {
-    await handle.close();
-  }
-}
+const head = (file: string, bytes = 8192) => headText(file, bytes);
 
 function hasScreenshotFolder(dir: string): boolean {
   return SHOT_FOLDERS.some((f) => fs.existsSync(path.join(dir, f)));

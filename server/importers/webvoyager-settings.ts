@@ -10,7 +10,7 @@
  */
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { foldersUpFrom } from "./fs-helpers";
+import { foldersUpFrom, readHead } from "./fs-helpers";
 
 export interface StepLimitSetting {
   limit: number;
@@ -29,16 +29,9 @@ const EXPLICIT = [/--max[_-]iter(?:s|ations)?(?:\s*=\s*|\s+)(\d+)\b/g, /\bmax_it
 const PY_DEFAULT = /add_argument\(\s*['"]--max_iter['"][^)]*?\bdefault\s*=\s*(\d+)/g;
 
 async function head(file: string): Promise<string | null> {
-  const fh = await fsp.open(file, "r").catch(() => null);
-  if (!fh) return null;
-  try {
-    const { bytesRead, buffer } = await fh.read(Buffer.alloc(READ_BYTES), 0, READ_BYTES, 0);
-    const text = buffer.subarray(0, bytesRead);
-    // A binary file (an image without an extension) is not settings.
-    return text.includes(0) ? null : text.toString("utf8");
-  } finally {
-    await fh.close();
-  }
+  const text = await readHead(file, READ_BYTES);
+  // A binary file (an image without an extension) is not settings.
+  return !text || text.includes(0) ? null : text.toString("utf8");
 }
 
 function values(text: string, patterns: RegExp[]): number[] {
