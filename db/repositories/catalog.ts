@@ -78,6 +78,13 @@ export async function upsertRun(db: Db, v: RunValues): Promise<number> {
     const [created] = await db.insert(agentRuns).values(v).returning({ id: agentRuns.id });
     return created!.id;
   }
+  await updateRunIfChanged(db, existing, v);
+  return existing.id;
+}
+
+/** Writes a run's name, agent, model, source and configuration when they differ from what is stored. */
+async function updateRunIfChanged(db: Db, existing: AgentRunRow, v: Omit<RunValues, "runKey">): Promise<void> {
+  const { agentRuns } = tablesOf(db);
   if (
     JSON.stringify([existing.name, existing.agentName, existing.model, existing.sourceSystem, existing.config]) !==
     JSON.stringify([v.name, v.agentName, v.model ?? null, v.sourceSystem, v.config ?? null])
@@ -87,7 +94,6 @@ export async function upsertRun(db: Db, v: RunValues): Promise<number> {
       .set({ name: v.name, agentName: v.agentName, model: v.model, sourceSystem: v.sourceSystem, config: v.config })
       .where(eq(agentRuns.id, existing.id));
   }
-  return existing.id;
 }
 
 /** The run stored under this key. */
@@ -115,18 +121,8 @@ export async function createRunWithFreeKey(db: Db, v: RunValues): Promise<number
 
 /** Updates what an import reads about a run (name, agent, model, configuration) when it changed. */
 export async function refreshRunDetails(db: Db, id: number, v: Omit<RunValues, "runKey">): Promise<void> {
-  const { agentRuns } = tablesOf(db);
   const existing = await getRun(db, id);
-  if (!existing) return;
-  if (
-    JSON.stringify([existing.name, existing.agentName, existing.model, existing.sourceSystem, existing.config]) !==
-    JSON.stringify([v.name, v.agentName, v.model ?? null, v.sourceSystem, v.config ?? null])
-  ) {
-    await db
-      .update(agentRuns)
-      .set({ name: v.name, agentName: v.agentName, model: v.model, sourceSystem: v.sourceSystem, config: v.config })
-      .where(eq(agentRuns.id, id));
-  }
+  if (existing) await updateRunIfChanged(db, existing, v);
 }
 
 /** Renames a run (its key stays). */
