@@ -19,7 +19,8 @@ const ANSWER = /ANSWER[\s*`]*[;:]?\s*([\s\S]*)$/i;
  * canonical keyword. WebVoyager's own prompt spells them "Click", "ANSWER"…, but many fork prompts do not.
  */
 const KEYWORD = /^(Click|Type|Scroll|Wait|Go[ _]?Back|Google|ANSWER)(?![A-Za-z])/i;
-const CANONICAL: Record<string, string> = {
+/** Each keyword by its lower-case word without spaces or underscores (the live runner's action text reads it too). */
+export const WEBVOYAGER_KEYWORDS: Record<string, string> = {
   click: "Click",
   type: "Type",
   scroll: "Scroll",
@@ -54,7 +55,7 @@ export function parseWebVoyagerAction(text: string): ParsedAction {
   // answers keep their own quotes and brackets.
   const bare = stripWrapping(a).replace(/^[\s*`>#-]+/, "");
   const word = KEYWORD.exec(bare)?.[1];
-  const keyword = word ? CANONICAL[word.replace(/[ _]/g, "").toLowerCase()]! : undefined;
+  const keyword = word ? WEBVOYAGER_KEYWORDS[word.replace(/[ _]/g, "").toLowerCase()]! : undefined;
   const body = keyword ? bare : a;
   const order = keyword ? [keyword] : ["Click", "Type", "Scroll", "Wait", "GoBack", "Google", "ANSWER"];
   for (const k of order) {

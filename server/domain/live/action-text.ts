@@ -13,7 +13,7 @@
  * Pure; never throws. Text neither grammar accepts becomes `unparsed`, which the runner reports back to the policy.
  */
 import { parseVwaAction, splitVwaPrediction } from "../actions/vwa";
-import { parseWebVoyagerAction } from "../actions/webvoyager";
+import { parseWebVoyagerAction, WEBVOYAGER_KEYWORDS } from "../actions/webvoyager";
 import type { ParsedAction } from "../types";
 
 const VWA_NAMES = new Set([
@@ -35,16 +35,8 @@ const VWA_NAMES = new Set([
   "none",
 ]);
 
-/** WebVoyager keywords are case-sensitive in its own parser; models often write them in lower case. */
-const WEBVOYAGER_KEYWORDS: Record<string, string> = {
-  click: "Click",
-  type: "Type",
-  scroll: "Scroll",
-  wait: "Wait",
-  goback: "GoBack",
-  google: "Google",
-  answer: "ANSWER",
-};
+// WebVoyager keywords are case-sensitive in its own parser; models often write them in lower case
+// (WEBVOYAGER_KEYWORDS maps the lower-case word to the keyword).
 
 const SELECT = /^select ?\[(\d+)\] ?\[([\s\S]+)\]$/i;
 
