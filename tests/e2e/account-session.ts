@@ -20,6 +20,11 @@ export interface E2EAccountSpec {
 /** Creates the account, signs it in and writes its storage state; returns the file. */
 export async function createSignedInAccount(app: AppContext, a: E2EAccountSpec, host: string): Promise<string> {
   await createAccount(app, { email: a.email, name: a.name, role: a.role, password: a.password });
+  return signInAccount(app, a, host);
+}
+
+/** Signs an existing account in and writes its storage state; returns the file. */
+export async function signInAccount(app: AppContext, a: E2EAccountSpec, host: string): Promise<string> {
   const res = await (await getAuth(app)).api.signInEmail({ body: { email: a.email, password: a.password }, returnHeaders: true });
   const cookies = res.headers.getSetCookie().map((line) => {
     const [pair, ...attrs] = line.split(";").map((p) => p.trim());

@@ -13,7 +13,7 @@ import { countSteps } from "../../db/repositories/trajectories";
 import { getAppContext } from "../../server/context";
 import { createCampaign } from "../../server/services/annotation";
 import { account } from "./accounts";
-import { createSignedInAccount } from "./account-session";
+import { createSignedInAccount, signInAccount } from "./account-session";
 import { loadFixtures } from "./fixtures";
 import { seedOrClean } from "./seed-script";
 
@@ -68,8 +68,8 @@ async function seed() {
   const { users } = tablesOf(db);
   for (const a of Object.values(COMMENT_ACCOUNTS)) {
     const exists = await first(db.select({ id: users.id }).from(users).where(eq(users.email, a.email)).limit(1));
-    if (exists) throw new Error(`${a.email} exists already: the spec's accounts are created once per e2e database`);
-    states[a.key] = await createSignedInAccount(app, a, host ?? "127.0.0.1");
+    // A retry of the spec seeds again: its own accounts, made by the first attempt, are signed in again.
+    states[a.key] = exists ? await signInAccount(app, a, host ?? "127.0.0.1") : await createSignedInAccount(app, a, host ?? "127.0.0.1");
   }
   const [t1, t2] = await pickTrajectories();
   const researcher = { userId: await userIdOf(account("researcher").email), name: account("researcher").name, role: "researcher" as const };
