@@ -169,6 +169,23 @@ describeEachBackend("pairwise campaigns", (backend) => {
     expect(refused.stderr).toContain("is not a pairwise campaign");
   });
 
+  it("counts a pairwise campaign's pairs and answers in the campaign list and the annotator's queue, not as zero items", async () => {
+    const { researcher, annotator, outsider, campaignId } = await setUp();
+    const listed = () => researcher.campaigns.list().then((all) => all.find((c) => c.id === campaignId)!);
+    const queued = () => annotator.labelling.myCampaigns().then((all) => all.find((c) => c.id === campaignId)!);
+    expect(await listed()).toMatchObject({ kind: "pairwise", items: 9, counts: { items: 9, open: 9, labels: 0 } });
+    expect(await queued()).toMatchObject({ kind: "pairwise", items: 9, myLabels: 0, remaining: 9, counts: null });
+    expect(await annotator.labelling.campaign({ id: campaignId })).toMatchObject({ kind: "pairwise", isAnnotator: true });
+    for (let n = 0; n < 4; n++) {
+      const { itemNo } = (await annotator.pairwise.next({ campaignId }))!;
+      await annotator.pairwise.submit({ campaignId, itemNo, choice: n % 2 ? "tie" : "left" });
+    }
+    expect(await listed()).toMatchObject({ items: 9, counts: { items: 9, open: 5, labels: 4 } });
+    expect(await queued()).toMatchObject({ items: 9, myLabels: 4, remaining: 5 });
+    // Someone who is not its annotator is not given it.
+    expect((await outsider.labelling.myCampaigns()).some((c) => c.id === campaignId)).toBe(false);
+  });
+
   it("refuses annotators the ranking and the export, outsiders the pairs, and a researcher who still has pairs to answer the ranking", async () => {
     const { researcher, annotator, outsider, campaignId } = await setUp();
     expect(await refusedWith(annotator.pairwise.ranking({ campaignId }))).toMatch(/^FORBIDDEN/);

@@ -38,21 +38,27 @@ export default async function AnnotatePage() {
                 <h2 className="text-[14px] font-semibold text-zinc-900">{c.name}</h2>
                 {c.blind && <span className="rounded bg-zinc-100 px-1.5 py-px text-2xs font-medium text-zinc-600">blind</span>}
               </div>
-              <p className="text-[12px] text-zinc-500">
-                {formatCount(c.items)} trajector{c.items === 1 ? "y" : "ies"} · {c.annotatorsPerItem} annotator{c.annotatorsPerItem === 1 ? "" : "s"} per
-                trajectory · {formatCount(c.myLabels)} labelled by you
-              </p>
+              {c.kind === "pairwise" ? (
+                <p className="text-[12px] text-zinc-500">
+                  Pairwise: which of two attempts is better · {formatCount(c.items)} pair{c.items === 1 ? "" : "s"} · {formatCount(c.myLabels)} answered by you
+                </p>
+              ) : (
+                <p className="text-[12px] text-zinc-500">
+                  {formatCount(c.items)} trajector{c.items === 1 ? "y" : "ies"} · {c.annotatorsPerItem} annotator{c.annotatorsPerItem === 1 ? "" : "s"} per
+                  trajectory · {formatCount(c.myLabels)} labelled by you
+                </p>
+              )}
               <div className="mt-auto flex items-center justify-between gap-2 pt-1">
                 <span className="text-[12.5px] text-zinc-700 tabular-nums">
                   {c.status !== "active" ? "Closed" : c.remaining ? `${formatCount(c.remaining)} left for you` : "Nothing left for you"}
                 </span>
                 {c.status === "active" && c.remaining > 0 ? (
                   <Link className="btn btn-on" href={`/annotate/${c.id}`}>
-                    Start labelling →
+                    {c.kind === "pairwise" ? "Start comparing →" : "Start labelling →"}
                   </Link>
                 ) : (
                   <Link className="btn" href={`/annotate/${c.id}`}>
-                    Your labels
+                    {c.kind === "pairwise" ? "Your answers" : "Your labels"}
                   </Link>
                 )}
               </div>

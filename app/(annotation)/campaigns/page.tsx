@@ -39,7 +39,7 @@ export default async function CampaignsPage() {
                 <tr>
                   <th>Campaign</th>
                   <th>Selection</th>
-                  <th className="text-right">Trajectories</th>
+                  <th className="text-right">Items</th>
                   <th className="w-56">Labels</th>
                   <th className="text-right">Agreed</th>
                   <th className="text-right">Disputed</th>
@@ -61,6 +61,7 @@ export default async function CampaignsPage() {
                         <div className="flex gap-1 text-2xs text-zinc-500">
                           {c.status !== "active" && <span className="rounded bg-zinc-100 px-1">closed</span>}
                           {c.origin === "import" && <span className="rounded bg-zinc-100 px-1">imported</span>}
+                          {c.kind === "pairwise" && <span className="rounded bg-violet-100 px-1 text-violet-800">pairwise</span>}
                           {c.blind && <span className="rounded bg-zinc-100 px-1">blind</span>}
                           <span>k = {c.annotatorsPerItem}</span>
                         </div>
@@ -69,7 +70,10 @@ export default async function CampaignsPage() {
                       <td className="max-w-64 truncate text-zinc-600" title={c.selection?.description ?? "Hidden while you label this campaign blind"}>
                         {c.selection?.description ?? <span className="text-zinc-400 italic">hidden while you label it blind</span>}
                       </td>
-                      <td className="text-right tabular-nums">{formatCount(c.items)}</td>
+                      <td className="text-right tabular-nums">
+                        {formatCount(c.items)}
+                        {c.kind === "pairwise" && ` pair${c.items === 1 ? "" : "s"}`}
+                      </td>
                       <td>
                         {counts ? (
                           <>
@@ -84,9 +88,11 @@ export default async function CampaignsPage() {
                           <div className="text-2xs text-zinc-500 tabular-nums">{formatCount(c.myLabels)} by you</div>
                         )}
                       </td>
-                      <td className="text-right tabular-nums">{counts ? formatCount(counts.agreed) : "–"}</td>
+                      <td className="text-right tabular-nums">{counts && c.kind !== "pairwise" ? formatCount(counts.agreed) : "–"}</td>
                       <td className="text-right tabular-nums">
-                        {counts?.disputed ? (
+                        {c.kind === "pairwise" ? (
+                          "–"
+                        ) : counts?.disputed ? (
                           <Link className="link" href={`/campaigns/${c.id}/adjudicate`}>
                             {formatCount(counts.disputed)}
                           </Link>
@@ -96,7 +102,7 @@ export default async function CampaignsPage() {
                           "–"
                         )}
                       </td>
-                      <td className="text-right tabular-nums">{counts ? formatCount(counts.adjudicated) : "–"}</td>
+                      <td className="text-right tabular-nums">{counts && c.kind !== "pairwise" ? formatCount(counts.adjudicated) : "–"}</td>
                       <td className="whitespace-nowrap text-zinc-500">{formatDate(c.createdAt)}</td>
                     </tr>
                   );

@@ -71,6 +71,29 @@ export async function nextPairwiseItemFor(db: Db, campaignId: number, userId: st
   );
 }
 
+/** How many pairs the user can still answer: items short of their answers that the user has not answered. */
+export async function pairwiseRemainingFor(db: Db, campaignId: number, userId: string, answersPerItem: number): Promise<number> {
+  const { pairwiseItems, pairwiseAnswers } = tablesOf(db);
+  const row = await first(
+    db
+      .select({ n: count() })
+      .from(pairwiseItems)
+      .where(
+        and(
+          eq(pairwiseItems.campaignId, campaignId),
+          sql`${pairwiseItems.answerCount} < ${answersPerItem}`,
+          notExists(
+            db
+              .select({ one: sql`1` })
+              .from(pairwiseAnswers)
+              .where(and(eq(pairwiseAnswers.itemId, pairwiseItems.id), eq(pairwiseAnswers.userId, userId))),
+          ),
+        ),
+      ),
+  );
+  return Number(row?.n ?? 0);
+}
+
 export interface PairwiseAnswerRow {
   id: number;
   itemId: number;

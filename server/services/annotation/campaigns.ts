@@ -26,6 +26,7 @@ import {
 } from "../../../db/repositories/annotation/campaigns";
 import { existingTrajectoryIds } from "../../../db/repositories/trajectories";
 import { labelGuidelineVersionCounts, ownLabelCounts } from "../../../db/repositories/annotation/labels";
+import { pairwiseProgress } from "../../../db/repositories/annotation/pairwise";
 import { campaignsLabellingBlind } from "../../../db/repositories/access/blind-rule";
 import { DEFAULT_SAMPLE_SEED, matchingTrajectoryIds, type SelectionFilter } from "../trajectory-views";
 import type { CampaignRow, CampaignSelection, CampaignStatus } from "../../../db/schema/index";
@@ -374,9 +375,18 @@ export async function listCampaignSummaries(db: Db, actor: Actor): Promise<Campa
     rows.map((r) => r.id),
   );
   const labellingBlind = researcher ? await campaignsLabellingBlind(db, actor.userId) : null;
+  // A pairwise campaign's items are its pairs and its labels the answers (server/services/annotation/pairwise.ts).
+  const pairwise = new Map(
+    await Promise.all(
+      rows.filter((c) => c.kind === "pairwise").map(async (c) => [c.id, await pairwiseProgress(db, c.id, actor.userId, c.annotatorsPerItem)] as const),
+    ),
+  );
   return rows.map((c) => {
     const restricted = !labellingBlind || labellingBlind.has(c.id);
-    const all = counts.get(c.id)!;
+    const p = pairwise.get(c.id);
+    const all: CampaignCounts = p
+      ? { items: p.items, open: p.items - p.complete, agreed: 0, disputed: 0, adjudicated: 0, labels: p.answers, annotators: counts.get(c.id)!.annotators }
+      : counts.get(c.id)!;
     return {
       id: c.id,
       name: c.name,
@@ -388,7 +398,7 @@ export async function listCampaignSummaries(db: Db, actor: Actor): Promise<Campa
       selection: restricted ? null : c.selection,
       createdAt: c.createdAt,
       items: all.items,
-      myLabels: mine.get(c.id) ?? 0,
+      myLabels: p ? p.mine : (mine.get(c.id) ?? 0),
       counts: restricted ? null : all,
       restricted,
     };

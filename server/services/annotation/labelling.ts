@@ -13,6 +13,7 @@
  * - a late submit (reservation expired and the slot re-used) is still stored: a person's work is never dropped,
  *   the item just ends up with one label more than needed.
  */
+import { pairwiseRemainingFor } from "../../../db/repositories/annotation/pairwise";
 import type { Db } from "../../../db/database";
 import {
   deleteReservation,
@@ -716,9 +717,11 @@ export async function myCampaigns(db: Db, actor: Actor) {
     native.map(async (c) => ({
       ...c,
       remaining:
-        c.status === "active"
-          ? (await remainingForUser(db, c.id, actor.userId, c.annotatorsPerItem)) + (await goldRemainingForUser(db, c.id, actor.userId))
-          : 0,
+        c.status !== "active"
+          ? 0
+          : c.kind === "pairwise"
+            ? await pairwiseRemainingFor(db, c.id, actor.userId, c.annotatorsPerItem)
+            : (await remainingForUser(db, c.id, actor.userId, c.annotatorsPerItem)) + (await goldRemainingForUser(db, c.id, actor.userId)),
     })),
   );
 }
@@ -866,6 +869,8 @@ export async function campaignForAnnotator(db: Db, actor: Actor, campaignId: num
   return {
     id: c.id,
     name: c.name,
+    /** label, or pairwise: a pairwise campaign's items are pairs, answered through the pairwise procedures. */
+    kind: c.kind,
     instructions: c.instructions,
     guidelineVersion: c.guidelineVersion,
     templateId: c.templateId,

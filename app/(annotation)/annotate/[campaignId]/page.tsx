@@ -5,6 +5,7 @@ import { redirect } from "next/navigation";
 import { ErrorPanel, formatDate, PageHeader } from "../../../_components/ui";
 import { requirePageUser } from "../../../_lib/session";
 import { api, orNotFound } from "../../../_trpc/server";
+import { PairwiseQueue } from "../_components/pairwise-queue";
 
 export const metadata: Metadata = { title: "Annotate" };
 
@@ -30,6 +31,7 @@ export default async function CampaignQueuePage({ params, searchParams }: Props)
       />
     );
   }
+  if (campaign.kind === "pairwise") return <PairwiseQueue campaignId={campaignId} />;
   if (campaign.status === "active" && !reviewOnly) {
     let next;
     try {

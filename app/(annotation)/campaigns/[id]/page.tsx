@@ -8,6 +8,7 @@ import { requirePageRole } from "../../../_lib/session";
 import { api, orNotFound } from "../../../_trpc/server";
 import { CampaignActions, AnnotatorPicker, ImportLabelsForm } from "../_components/campaign-controls";
 import { ResearchersOnly } from "../_components/forbidden";
+import { PairwiseCampaign } from "../_components/pairwise-campaign";
 import { QualificationPanel } from "../_components/qualification-panel";
 import { QualityPanel } from "../_components/quality-panel";
 import { GuidelinesEditor } from "../_components/guidelines-editor";
@@ -175,6 +176,8 @@ export default async function CampaignPage({ params }: Props) {
     caller.trajectories.filterOptions(),
   ]);
   const c = o.campaign;
+  if (c.kind === "pairwise")
+    return <PairwiseCampaign id={id} people={people} members={o.annotators.filter((a) => a.member && a.userId).map((a) => a.userId!)} />;
   const target = o.counts.items * c.annotatorsPerItem;
   return (
     <>

@@ -27,6 +27,9 @@ export function NewCampaignForm({
   const trpc = useTRPC();
   const router = useRouter();
   const create = useMutation(trpc.campaigns.create.mutationOptions());
+  const createPairwise = useMutation(trpc.pairwise.create.mutationOptions());
+  // A label campaign asks for a verdict on each trajectory; a pairwise one asks which of two attempts at a task is better.
+  const [kind, setKind] = useState<"label" | "pairwise">("label");
   const [chosen, setChosen] = useState<Set<string>>(() => new Set(people.filter((p) => p.role === "annotator").map((p) => p.id)));
   const [qaReviewers, setQaReviewers] = useState<Set<string>>(() => new Set());
   const [templateId, setTemplateId] = useState<Template["id"]>("webvoyager");
@@ -40,6 +43,7 @@ export function NewCampaignForm({
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
+    if (kind === "pairwise") return submitPairwise(f);
     const categories = String(f.get("categories"))
       .split("\n")
       .map((c) => c.trim())
@@ -88,6 +92,29 @@ export function NewCampaignForm({
     }
   }
 
+  async function submitPairwise(f: FormData) {
+    setError("");
+    const whole = (field: string) => {
+      const v = String(f.get(field) ?? "").trim();
+      return v === "" ? undefined : Number(v);
+    };
+    try {
+      const instructions = String(f.get("instructions") ?? "").trim();
+      const made = await createPairwise.mutateAsync({
+        name: String(f.get("name")),
+        ...(instructions ? { instructions } : {}),
+        filter,
+        annotatorsPerItem: whole("k"),
+        pairsPerTask: whole("pairsPerTask"),
+        seed: whole("seed"),
+        annotatorIds: [...chosen],
+      });
+      router.push(`/campaigns/${made.campaign.id}`);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }
+
   const check = (name: string, label: string, hint: string, on = true) => (
     <label className="flex items-start gap-2 text-[12.5px]">
       <input type="checkbox" name={name} defaultChecked={on} className="mt-0.5 accent-indigo-600" />
@@ -100,169 +127,138 @@ export function NewCampaignForm({
 
   return (
     <form onSubmit={onSubmit} className="flex flex-col gap-4" data-testid="new-campaign-form">
-      <section className="panel flex flex-col gap-2 px-4 py-3">
-        <h2 className="section-title">Protocol</h2>
-        <div className="grid gap-2 sm:grid-cols-2" role="radiogroup" aria-label="Protocol template">
-          {templates.map((t) => (
-            <label
-              key={t.id}
-              className={`flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-2 text-[12.5px] ${t.id === templateId ? "border-indigo-400 bg-indigo-50" : "border-zinc-200"}`}
-            >
-              <input
-                type="radio"
-                name="template"
-                value={t.id}
-                checked={t.id === templateId}
-                onChange={() => setTemplateId(t.id)}
-                className="mt-0.5 accent-indigo-600"
-              />
-              <span>
-                <span className="font-medium">{t.name}</span> <span className="text-2xs text-zinc-500">v{t.version}</span>
-                <span className="block text-2xs text-zinc-600">{t.summary}</span>
-              </span>
-            </label>
-          ))}
-        </div>
-        <p className="text-2xs text-zinc-500">
-          The campaign keeps its own copy of the template: everything below can be edited, and the campaign page reports how far it meets the protocol.
-        </p>
-      </section>
+      <KindPicker kind={kind} setKind={setKind} />
 
-      {/* Keyed by template so choosing another one resets its settings to that template's values (not the typed text). */}
-      <div key={template.id} className="flex flex-col gap-4">
-        <section className="panel flex flex-col gap-3 px-4 py-3">
-          <h2 className="section-title">Campaign</h2>
-          <NameAndGuidelines typed={typed} setTyped={setTyped} template={template} />
-          <div className="grid grid-cols-2 gap-3">
-            <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-              Annotators per trajectory
-              <input name="k" type="number" min={1} max={20} defaultValue={template.annotatorsPerItem} className="field h-8" />
-            </label>
-            <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-              Reservation (minutes)
-              <input name="reservation" type="number" min={1} max={1440} defaultValue={30} className="field h-8" />
-            </label>
-          </div>
-          {check(
-            "blind",
-            "Blind labelling",
-            "Annotators see no judge verdict, rule result or other label of a trajectory until they have submitted theirs (enforced by the server).",
-          )}
-          <RevealEvaluatorField evaluators={evaluators} />
-        </section>
+      {kind === "pairwise" ? (
+        <PairwiseSettings typed={typed} setTyped={setTyped} />
+      ) : (
+        <>
+          <section className="panel flex flex-col gap-2 px-4 py-3">
+            <h2 className="section-title">Protocol</h2>
+            <div className="grid gap-2 sm:grid-cols-2" role="radiogroup" aria-label="Protocol template">
+              {templates.map((t) => (
+                <label
+                  key={t.id}
+                  className={`flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-2 text-[12.5px] ${t.id === templateId ? "border-indigo-400 bg-indigo-50" : "border-zinc-200"}`}
+                >
+                  <input
+                    type="radio"
+                    name="template"
+                    value={t.id}
+                    checked={t.id === templateId}
+                    onChange={() => setTemplateId(t.id)}
+                    className="mt-0.5 accent-indigo-600"
+                  />
+                  <span>
+                    <span className="font-medium">{t.name}</span> <span className="text-2xs text-zinc-500">v{t.version}</span>
+                    <span className="block text-2xs text-zinc-600">{t.summary}</span>
+                  </span>
+                </label>
+              ))}
+            </div>
+            <p className="text-2xs text-zinc-500">
+              The campaign keeps its own copy of the template: everything below can be edited, and the campaign page reports how far it meets the protocol.
+            </p>
+          </section>
 
-        <section className="panel flex flex-col gap-3 px-4 py-3">
-          <h2 className="section-title">Label schema</h2>
-          <p className="text-[12px] text-zinc-600">
-            Verdict: success or failure (and, if allowed, not executable or unsure). Failures get an error category from this list (keys 1–9 pick them, in this
-            order).
-          </p>
-          <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-            Error categories, one per line (at most 9)
-            <textarea
-              name="categories"
-              rows={5}
-              defaultValue={schema.categories.join("\n")}
-              className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
-            />
-          </label>
-          <div className="grid gap-2 sm:grid-cols-2">
-            {check("requireCategory", "A failure needs a category", "Otherwise the category is optional.", schema.requireCategory)}
-            {check("firstFailingStep", "Ask for the first failing step", "`f` marks the step on screen.", schema.firstFailingStep)}
-            {check(
-              "requireFailureStep",
-              "A failure needs its failure point",
-              "The first failing step becomes required for failures.",
-              schema.requireFailureStep ?? false,
-            )}
-            {check("note", "Free-text note", "Shown to the adjudicator next to the label.", schema.note)}
-            {check("requireReasoning", "A failure needs reasoning", "The note becomes required for failures.", schema.requireReasoning ?? false)}
-            {check("allowUnsure", "Allow “unsure”", "Kept as its own value and left out of κ; unsure items go to adjudication.", schema.allowUnsure)}
-            {check(
-              "allowNotExecutable",
-              "Allow “not executable”",
-              "Online-Mind2Web's 2: CAPTCHA, site down, task no longer possible.",
-              schema.allowNotExecutable ?? false,
-            )}
-            {check("qaReview", "QA review stage", "Once an item has its labels, a QA reviewer confirms or corrects it.", schema.qaReview ?? false)}
+          {/* Keyed by template so choosing another one resets its settings to that template's values (not the typed text). */}
+          <div key={template.id} className="flex flex-col gap-4">
+            <section className="panel flex flex-col gap-3 px-4 py-3">
+              <h2 className="section-title">Campaign</h2>
+              <NameAndGuidelines typed={typed} setTyped={setTyped} template={template} />
+              <div className="grid grid-cols-2 gap-3">
+                <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+                  Annotators per trajectory
+                  <input name="k" type="number" min={1} max={20} defaultValue={template.annotatorsPerItem} className="field h-8" />
+                </label>
+                <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+                  Reservation (minutes)
+                  <input name="reservation" type="number" min={1} max={1440} defaultValue={30} className="field h-8" />
+                </label>
+              </div>
+              {check(
+                "blind",
+                "Blind labelling",
+                "Annotators see no judge verdict, rule result or other label of a trajectory until they have submitted theirs (enforced by the server).",
+              )}
+              <RevealEvaluatorField evaluators={evaluators} />
+            </section>
+
+            <section className="panel flex flex-col gap-3 px-4 py-3">
+              <h2 className="section-title">Label schema</h2>
+              <p className="text-[12px] text-zinc-600">
+                Verdict: success or failure (and, if allowed, not executable or unsure). Failures get an error category from this list (keys 1–9 pick them, in
+                this order).
+              </p>
+              <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+                Error categories, one per line (at most 9)
+                <textarea
+                  name="categories"
+                  rows={5}
+                  defaultValue={schema.categories.join("\n")}
+                  className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
+                />
+              </label>
+              <div className="grid gap-2 sm:grid-cols-2">
+                {check("requireCategory", "A failure needs a category", "Otherwise the category is optional.", schema.requireCategory)}
+                {check("firstFailingStep", "Ask for the first failing step", "`f` marks the step on screen.", schema.firstFailingStep)}
+                {check(
+                  "requireFailureStep",
+                  "A failure needs its failure point",
+                  "The first failing step becomes required for failures.",
+                  schema.requireFailureStep ?? false,
+                )}
+                {check("note", "Free-text note", "Shown to the adjudicator next to the label.", schema.note)}
+                {check("requireReasoning", "A failure needs reasoning", "The note becomes required for failures.", schema.requireReasoning ?? false)}
+                {check("allowUnsure", "Allow “unsure”", "Kept as its own value and left out of κ; unsure items go to adjudication.", schema.allowUnsure)}
+                {check(
+                  "allowNotExecutable",
+                  "Allow “not executable”",
+                  "Online-Mind2Web's 2: CAPTCHA, site down, task no longer possible.",
+                  schema.allowNotExecutable ?? false,
+                )}
+                {check("qaReview", "QA review stage", "Once an item has its labels, a QA reviewer confirms or corrects it.", schema.qaReview ?? false)}
+              </div>
+              <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+                Custom questions (JSON list; types single_choice, multiple_choice, number, text, step_ref; any may be perStep)
+                <textarea
+                  name="questions"
+                  rows={4}
+                  defaultValue={schema.questions?.length ? JSON.stringify(schema.questions, null, 1) : ""}
+                  placeholder='[{"id": "blocker", "type": "single_choice", "prompt": "What blocked the agent?", "options": ["captcha", "login", "none"], "required": true}]'
+                  className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[11.5px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
+                />
+              </label>
+              <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+                Consolidated automatically when the annotators agree on
+                <select name="agreementOn" className="field h-8" defaultValue={schema.agreementOn}>
+                  <option value="verdict_and_category">the verdict and, for failures, the category</option>
+                  <option value="verdict">the verdict only (category: majority, if any)</option>
+                </select>
+              </label>
+            </section>
           </div>
-          <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-            Custom questions (JSON list; types single_choice, multiple_choice, number, text, step_ref; any may be perStep)
-            <textarea
-              name="questions"
-              rows={4}
-              defaultValue={schema.questions?.length ? JSON.stringify(schema.questions, null, 1) : ""}
-              placeholder='[{"id": "blocker", "type": "single_choice", "prompt": "What blocked the agent?", "options": ["captcha", "login", "none"], "required": true}]'
-              className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[11.5px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
-            />
-          </label>
-          <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-            Consolidated automatically when the annotators agree on
-            <select name="agreementOn" className="field h-8" defaultValue={schema.agreementOn}>
-              <option value="verdict_and_category">the verdict and, for failures, the category</option>
-              <option value="verdict">the verdict only (category: majority, if any)</option>
-            </select>
-          </label>
-        </section>
-      </div>
+        </>
+      )}
 
       <section className="panel flex flex-col gap-2 px-4 py-3">
         <h2 className="section-title">Who may annotate ({chosen.size})</h2>
         {people.length === 0 ? (
           <p className="text-[12px] text-zinc-500">No accounts yet besides yours; an admin creates them on the Users page.</p>
         ) : (
-          <div className="grid gap-1 sm:grid-cols-2">
-            {people.map((p) => (
-              <label key={p.id} className="flex items-center gap-2 text-[12.5px]">
-                <input
-                  type="checkbox"
-                  className="accent-indigo-600"
-                  checked={chosen.has(p.id)}
-                  onChange={(e) =>
-                    setChosen((s) => {
-                      const n = new Set(s);
-                      if (e.target.checked) n.add(p.id);
-                      else n.delete(p.id);
-                      return n;
-                    })
-                  }
-                />
-                {p.name} <span className="text-zinc-500">({p.role})</span>
-              </label>
-            ))}
-          </div>
+          <PeopleChecks people={people} chosen={chosen} setChosen={setChosen} withRole />
         )}
       </section>
 
-      <section className="panel flex flex-col gap-2 px-4 py-3">
-        <h2 className="section-title">QA reviewers ({qaReviewers.size})</h2>
-        <p className="text-2xs text-zinc-500">
-          Researchers and admins can always do the QA review; tick annotators who should too. They see an item&apos;s labels only once its labelling is over.
-        </p>
-        <div className="grid gap-1 sm:grid-cols-2">
-          {people
-            .filter((p) => p.role === "annotator")
-            .map((p) => (
-              <label key={p.id} className="flex items-center gap-2 text-[12.5px]">
-                <input
-                  type="checkbox"
-                  className="accent-indigo-600"
-                  aria-label={`QA reviewer ${p.name}`}
-                  checked={qaReviewers.has(p.id)}
-                  onChange={(e) =>
-                    setQaReviewers((s) => {
-                      const n = new Set(s);
-                      if (e.target.checked) n.add(p.id);
-                      else n.delete(p.id);
-                      return n;
-                    })
-                  }
-                />
-                {p.name}
-              </label>
-            ))}
-        </div>
-      </section>
+      {kind === "label" && (
+        <section className="panel flex flex-col gap-2 px-4 py-3">
+          <h2 className="section-title">QA reviewers ({qaReviewers.size})</h2>
+          <p className="text-2xs text-zinc-500">
+            Researchers and admins can always do the QA review; tick annotators who should too. They see an item&apos;s labels only once its labelling is over.
+          </p>
+          <PeopleChecks people={people.filter((p) => p.role === "annotator")} chosen={qaReviewers} setChosen={setQaReviewers} label="QA reviewer" />
+        </section>
+      )}
 
       {error && (
         <p role="alert" className="text-[12.5px] text-rose-700">
@@ -270,8 +266,8 @@ export function NewCampaignForm({
         </p>
       )}
       <div className="flex justify-end">
-        <button type="submit" className="btn btn-on h-8" disabled={create.isPending || count === 0}>
-          Create campaign over {count} trajector{count === 1 ? "y" : "ies"}
+        <button type="submit" className="btn btn-on h-8" disabled={create.isPending || createPairwise.isPending || count === 0}>
+          {kind === "pairwise" ? "Create pairwise campaign over" : "Create campaign over"} {count} trajector{count === 1 ? "y" : "ies"}
         </button>
       </div>
     </form>
@@ -279,6 +275,65 @@ export function NewCampaignForm({
 }
 
 type TypedText = { name: string; guidelines: string | null };
+
+const KINDS = [
+  { id: "label", name: "Label each trajectory", summary: "A verdict (and error category) per trajectory, several annotators each, disagreements adjudicated." },
+  {
+    id: "pairwise",
+    name: "Pairwise: which attempt is better",
+    summary: "Two attempts at the same task by different runs side by side; answers rank the runs (Bradley–Terry) and export as preference pairs.",
+  },
+] as const;
+
+/** A pairwise campaign's settings: its name and guidelines, answers per pair, pairs per task and the seed that draws them. */
+function PairwiseSettings({ typed, setTyped }: { typed: TypedText; setTyped: (t: TypedText) => void }) {
+  return (
+    <section className="panel flex flex-col gap-3 px-4 py-3" data-testid="pairwise-settings">
+      <h2 className="section-title">Pairwise campaign</h2>
+      <p className="text-[12px] text-zinc-600">
+        For each task of the selection, one attempt per run is paired with another run&apos;s attempt. Annotators see the two side by side, never which run made
+        them, and answer with 1 (left better), 2 (right better), 3 (tie) or 4 (both fail). Tasks attempted by only one run give no pair.
+      </p>
+      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+        Name
+        <input
+          name="name"
+          required
+          maxLength={200}
+          className="field h-8 text-[13px]"
+          placeholder="e.g. Agent A vs agent B, preferences"
+          value={typed.name}
+          onChange={(e) => setTyped({ ...typed, name: e.target.value })}
+        />
+      </label>
+      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+        Guidelines for annotators (markdown; leave empty for the standard pairwise instructions)
+        <textarea
+          name="instructions"
+          rows={4}
+          className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
+          value={typed.guidelines ?? ""}
+          onChange={(e) => setTyped({ ...typed, guidelines: e.target.value })}
+        />
+      </label>
+      <div className="grid grid-cols-3 gap-3">
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Annotators per pair
+          <input name="k" type="number" min={1} max={20} defaultValue={1} className="field h-8" />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Pairs per task (empty: all)
+          <input name="pairsPerTask" type="number" min={1} max={1000} placeholder="all" className="field h-8" />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Seed
+          <input name="seed" type="number" min={0} defaultValue={1} className="field h-8" />
+        </label>
+      </div>
+      <p className="text-2xs text-zinc-500">The seed draws which attempt of a run is paired, which pairs are kept and which side each attempt is shown on.</p>
+    </section>
+  );
+}
 
 /** The campaign's name and guidelines, as typed: kept across template changes, which only offer their guidelines back. */
 function NameAndGuidelines({ typed, setTyped, template }: { typed: TypedText; setTyped: (t: TypedText) => void; template: Template }) {
@@ -318,5 +373,66 @@ function NameAndGuidelines({ typed, setTyped, template }: { typed: TypedText; se
         />
       </div>
     </>
+  );
+}
+
+/** A checkbox per account; `label` prefixes each box's accessible name (the QA list, whose names repeat the first list's). */
+function PeopleChecks({
+  people,
+  chosen,
+  setChosen,
+  withRole = false,
+  label,
+}: {
+  people: Person[];
+  chosen: Set<string>;
+  setChosen: (f: (s: Set<string>) => Set<string>) => void;
+  withRole?: boolean;
+  label?: string;
+}) {
+  return (
+    <div className="grid gap-1 sm:grid-cols-2">
+      {people.map((p) => (
+        <label key={p.id} className="flex items-center gap-2 text-[12.5px]">
+          <input
+            type="checkbox"
+            className="accent-indigo-600"
+            aria-label={label ? `${label} ${p.name}` : undefined}
+            checked={chosen.has(p.id)}
+            onChange={(e) =>
+              setChosen((s) => {
+                const n = new Set(s);
+                if (e.target.checked) n.add(p.id);
+                else n.delete(p.id);
+                return n;
+              })
+            }
+          />
+          {p.name} {withRole && <span className="text-zinc-500">({p.role})</span>}
+        </label>
+      ))}
+    </div>
+  );
+}
+
+function KindPicker({ kind, setKind }: { kind: "label" | "pairwise"; setKind: (k: "label" | "pairwise") => void }) {
+  return (
+    <section className="panel flex flex-col gap-2 px-4 py-3">
+      <h2 className="section-title">Kind</h2>
+      <div className="grid gap-2 sm:grid-cols-2" role="radiogroup" aria-label="Campaign kind">
+        {KINDS.map((k) => (
+          <label
+            key={k.id}
+            className={`flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-2 text-[12.5px] ${k.id === kind ? "border-indigo-400 bg-indigo-50" : "border-zinc-200"}`}
+          >
+            <input type="radio" name="kind" value={k.id} checked={k.id === kind} onChange={() => setKind(k.id)} className="mt-0.5 accent-indigo-600" />
+            <span>
+              <span className="font-medium">{k.name}</span>
+              <span className="block text-2xs text-zinc-600">{k.summary}</span>
+            </span>
+          </label>
+        ))}
+      </div>
+    </section>
   );
 }

@@ -26,7 +26,7 @@ export default async function NewCampaignPage({ searchParams }: Props) {
   const listLink = `/trajectories${trajectoryListSearch(filter)}`;
   return (
     <>
-      <PageHeader title="New labelling campaign" crumbs={[{ href: "/campaigns", label: "Campaigns" }]} />
+      <PageHeader title="New campaign" crumbs={[{ href: "/campaigns", label: "Campaigns" }]} />
       <div className="mx-auto flex w-full max-w-3xl flex-col gap-4 px-6 py-4">
         <section className="panel px-4 py-3">
           <h2 className="section-title">Selection</h2>

@@ -4,6 +4,7 @@ import { STEP_WINDOW, windowStart } from "@/server/domain/player/paging";
 import { requirePageUser } from "../../../../_lib/session";
 import { getQueryClient, HydrateClient, orNotFound, trpc } from "../../../../_trpc/server";
 import { LabellingWorkspace } from "../../_components/labelling-workspace";
+import { PairwiseWorkspace } from "../../_components/pairwise-workspace";
 
 export const metadata: Metadata = { title: "Label" };
 
@@ -21,10 +22,22 @@ export default async function LabelPage({ params, searchParams }: Props) {
   const itemNo = parseId(p.itemNo);
   if (campaignId === null || itemNo === null) notFound();
   const qc = getQueryClient();
+  const campaign = await orNotFound(qc.fetchQuery(trpc.labelling.campaign.queryOptions({ id: campaignId })));
+  if (campaign.kind === "pairwise") {
+    // A pair: two attempts side by side, answered left / right / tie / both fail (never named by agent or A/B).
+    await Promise.all([
+      orNotFound(qc.fetchQuery(trpc.pairwise.item.queryOptions({ campaignId, itemNo }))),
+      qc.fetchQuery(trpc.pairwise.campaign.queryOptions({ campaignId })),
+    ]);
+    return (
+      <HydrateClient>
+        <PairwiseWorkspace key={`${campaignId}:${itemNo}`} campaignId={campaignId} itemNo={itemNo} />
+      </HydrateClient>
+    );
+  }
   // Resolved on the server so an item number outside the campaign is a 404, then handed to the client cache.
   await orNotFound(qc.fetchQuery(trpc.labelling.mine.queryOptions({ campaignId, itemNo })));
-  const [, item] = await Promise.all([
-    orNotFound(qc.fetchQuery(trpc.labelling.campaign.queryOptions({ id: campaignId }))),
+  const [item] = await Promise.all([
     orNotFound(qc.fetchQuery(trpc.labelling.item.queryOptions({ campaignId, itemNo }))),
     // The training banner's standing (null without a qualification), so it shows with the page, not after it.
     qc.prefetchQuery(trpc.labelling.qualification.queryOptions({ campaignId })),
