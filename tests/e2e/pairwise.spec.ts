@@ -165,7 +165,7 @@ test.describe.serial("pairwise campaigns", () => {
     const stats = page.getByTestId("pairwise-stats");
     await expect(stats).toContainText("Pairs6");
     await expect(stats).toContainText("Answers0 / 6");
-    await expect(page.getByTestId("ranking-refused")).toContainText("a ranking needs answers comparing at least two agents");
+    await expect(page.getByTestId("ranking-refused")).toContainText("A ranking needs answers comparing at least two agents");
     await expect(page.getByTestId("ranking-partial")).toContainText("6 pairs still to answer");
 
     // The campaign list counts its pairs (never "0 items").
@@ -223,7 +223,7 @@ test.describe.serial("pairwise campaigns", () => {
         await page.keyboard.press("Escape");
         await expect(page.getByTestId("shortcuts-help")).toHaveCount(0);
         await page.keyboard.press("Control+Enter");
-        await expect(page.getByRole("alert")).toContainText("Choose an answer first");
+        await expect(page.getByTestId("pairwise-answer").getByRole("alert")).toContainText("Choose an answer first");
         await page.keyboard.press(key);
         await atEverySize(page, "pairwise-labelling", () =>
           expectCleanLayout(page, [page.getByTestId("pairwise-left"), page.getByTestId("pairwise-right"), page.getByTestId("pairwise-answer")], {
