@@ -461,16 +461,57 @@ export function cohenKappa(a: readonly Label[], b: readonly Label[], options: Co
   const codec = new LabelCodec(options.categories, { frozen: options.categories !== undefined });
   const codesA = encodeLabels(a, codec, "a");
   const codesB = encodeLabels(b, codec, "b");
-  const k = codec.size;
+  return kappaOfCodes(codesA, codesB, codec.labels, weighting, options.bootstrap);
+}
+
+export interface CodedKappaOptions {
+  weighting?: KappaWeighting;
+  bootstrap?: BootstrapOptions | boolean;
+}
+
+/**
+ * Cohen's κ of two label vectors already encoded (labels.ts): codes[i] is the position of item i's label in
+ * `categories`, or MISSING. This is the form the analytics keep labels in (encoded once when they are read), so a
+ * million pairs cost one pass of integer counting. For weighted κ `categories` is the ordered scale. Gives exactly
+ * what `cohenKappa` gives on the decoded labels with the same category list. Throws AgreementInputError on a length
+ * mismatch or a code outside the categories (naming the vector and the position).
+ */
+export function cohenKappaCodes(codesA: Int32Array, codesB: Int32Array, categories: readonly string[], options: CodedKappaOptions = {}): CohenKappaResult {
+  const weighting = options.weighting ?? "none";
+  if (!WEIGHTINGS.includes(weighting)) throw new AgreementInputError(`weighting must be one of ${WEIGHTINGS.join(", ")}, got ${JSON.stringify(weighting)}`);
+  if (!(codesA instanceof Int32Array) || !(codesB instanceof Int32Array)) throw new AgreementInputError("both raters' label codes must be Int32Arrays");
+  if (codesA.length !== codesB.length)
+    throw new AgreementInputError(
+      `the two raters' code vectors differ in length (${codesA.length} vs ${codesB.length}): item i must be rated by a[i] and b[i]`,
+    );
+  if (!Array.isArray(categories)) throw new AgreementInputError("categories must be an array of the labels the codes stand for");
+  return kappaOfCodes(codesA, codesB, categories, weighting, options.bootstrap);
+}
+
+/** The κ result of two code vectors over `labels` (k = labels.length); codes are checked while counting. */
+function kappaOfCodes(
+  codesA: Int32Array,
+  codesB: Int32Array,
+  labels: readonly string[],
+  weighting: KappaWeighting,
+  bootstrap: BootstrapOptions | boolean | undefined,
+): CohenKappaResult {
+  const k = labels.length;
   if (k > MAX_CATEGORIES) throw new AgreementInputError(`${k} distinct labels is more than the ${MAX_CATEGORIES} a contingency table is built for`);
 
   const counts = new Float64Array(k * k);
   let missingPairs = 0;
-  for (let i = 0; i < codesA.length; i++) {
+  const n = codesA.length;
+  for (let i = 0; i < n; i++) {
     const x = codesA[i]!;
     const y = codesB[i]!;
-    if (x === MISSING || y === MISSING) missingPairs++;
-    else counts[x * k + y]!++;
+    // One unsigned comparison per code: a code in 0…k−1 passes, MISSING and anything else do not.
+    if (x >>> 0 < k && y >>> 0 < k) counts[x * k + y]!++;
+    else if (x === MISSING || y === MISSING) {
+      if (x !== MISSING && x >>> 0 >= k) throw badCode("a", i, x, k);
+      if (y !== MISSING && y >>> 0 >= k) throw badCode("b", i, y, k);
+      missingPairs++;
+    } else throw badCode(x >>> 0 >= k ? "a" : "b", i, x >>> 0 >= k ? x : y, k);
   }
   const estimate = kappaFromCounts(counts, k, weighting);
   let agreeing = 0;
@@ -481,20 +522,24 @@ export function cohenKappa(a: readonly Label[], b: readonly Label[], options: Co
   const result: CohenKappaResult = {
     ...estimate,
     weighting,
-    categories: codec.labels.slice(),
+    categories: labels.slice(),
     table,
     missingPairs,
     percentAgreement: estimate.n > 0 ? agreeing / estimate.n : null,
   };
-  if (options.bootstrap) {
+  if (bootstrap) {
     const cells = new Int32Array(estimate.n);
     let t = 0;
-    for (let i = 0; i < codesA.length; i++) {
+    for (let i = 0; i < n; i++) {
       const x = codesA[i]!;
       const y = codesB[i]!;
       if (x !== MISSING && y !== MISSING) cells[t++] = x * k + y;
     }
-    result.bootstrap = bootstrapKappaInterval(cells, k, weighting, options.bootstrap === true ? {} : options.bootstrap);
+    result.bootstrap = bootstrapKappaInterval(cells, k, weighting, bootstrap === true ? {} : bootstrap);
   }
   return result;
+}
+
+function badCode(what: "a" | "b", i: number, code: number, k: number): AgreementInputError {
+  return new AgreementInputError(`${what}[${i}]: code ${code} is not a label: codes run from 0 to ${k - 1} (${MISSING} for a missing label)`);
 }

@@ -16,6 +16,7 @@ export * from "./proportion";
 export * from "./indices";
 export * from "./confusion";
 export * from "./ratings";
+export * from "./pair-tables";
 export * from "./rating-table";
 export * from "./vectors";
 export * from "./consensus";

@@ -18,6 +18,7 @@ import type { CoefficientInterval, IntervalOptions } from "./interval";
 import { fleissKappaInterval, ItemPatterns, krippendorffAlphaInterval } from "./item-bootstrap";
 import { KrippendorffAccumulator, type KrippendorffResult } from "./krippendorff";
 import { AgreementInputError, LabelCodec } from "./labels";
+import { PairTables } from "./pair-tables";
 import type { PercentAgreementResult } from "./percent";
 
 export interface RatingRecord {
@@ -56,68 +57,98 @@ export interface RatingsAgreementReport {
 
 export const DEFAULT_MIN_SHARED_ITEMS = 10;
 
+/**
+ * Ratings already numbered, one entry per rating in the typed arrays: its item (0…itemNames.length−1), rater
+ * (0…raterNames.length−1) and label (0…labels.length−1). The form labels are kept in once encoded (labels.ts), so the
+ * statistics count integers; `analyzeRatings` numbers string records into it.
+ */
+export interface CodedRatings {
+  item: Int32Array;
+  rater: Int32Array;
+  label: Int32Array;
+  itemNames: readonly string[];
+  raterNames: readonly string[];
+  labels: readonly string[];
+  /** Where each rating came from (e.g. "line 7"), for error messages. */
+  sources?: readonly (string | undefined)[];
+}
+
 /** The ratings numbered: items and raters in order of first appearance, labels through one codec. */
-function indexRatings(records: Iterable<RatingRecord>) {
+function indexRatings(records: Iterable<RatingRecord>): CodedRatings {
   const itemIndex = new Map<string, number>();
   const itemNames: string[] = [];
   const raterIndex = new Map<string, number>();
   const raterNames: string[] = [];
   const codec = new LabelCodec();
-  // One entry per rating, in input order.
-  const itemOf: number[] = [];
-  const raterOf: number[] = [];
-  const labelOf: number[] = [];
-  const sourceOf: (string | undefined)[] = [];
+  // One entry per rating, in input order, in typed arrays grown by doubling.
+  let capacity = 1024;
+  let item = new Int32Array(capacity);
+  let rater = new Int32Array(capacity);
+  let label = new Int32Array(capacity);
+  const sources: (string | undefined)[] = [];
+  let anySource = false;
+  let n = 0;
+  // Long-form files list an item's ratings together: the previous record's item is looked up without the map.
+  let prevItem: string | undefined;
+  let prevItemCode = -1;
 
   for (const r of records) {
-    let item = itemIndex.get(r.item);
-    if (item === undefined) {
-      item = itemNames.length;
-      itemIndex.set(r.item, item);
+    if (n === capacity) {
+      capacity *= 2;
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(capacity);
+        b.set(a);
+        return b;
+      };
+      item = grow(item);
+      rater = grow(rater);
+      label = grow(label);
+    }
+    let i: number | undefined = r.item === prevItem ? prevItemCode : itemIndex.get(r.item);
+    if (i === undefined) {
+      i = itemNames.length;
+      itemIndex.set(r.item, i);
       itemNames.push(r.item);
     }
-    let rater = raterIndex.get(r.rater);
-    if (rater === undefined) {
-      rater = raterNames.length;
-      raterIndex.set(r.rater, rater);
+    prevItem = r.item;
+    prevItemCode = i;
+    let rr = raterIndex.get(r.rater);
+    if (rr === undefined) {
+      rr = raterNames.length;
+      raterIndex.set(r.rater, rr);
       raterNames.push(r.rater);
     }
-    itemOf.push(item);
-    raterOf.push(rater);
-    labelOf.push(codec.code(r.label));
-    sourceOf.push(r.source);
+    item[n] = i;
+    rater[n] = rr;
+    label[n] = codec.code(r.label);
+    sources.push(r.source);
+    if (r.source !== undefined) anySource = true;
+    n++;
   }
 
-  return { itemNames, raterNames, codec, itemOf, raterOf, labelOf, sourceOf };
+  return {
+    item: item.subarray(0, n),
+    rater: rater.subarray(0, n),
+    label: label.subarray(0, n),
+    itemNames,
+    raterNames,
+    labels: codec.labels,
+    sources: anySource ? sources : undefined,
+  };
 }
 
-/**
- * Cohen's κ of every rater pair that shared at least minSharedItems items, from the sparse label-pair counts keyed
- * (a·R + b)·k² + (label_a·k + label_b), a < b.
- */
-function pairwiseKappas(
-  pairCells: Map<number, number>,
-  o: { R: number; k: number; raterNames: string[]; minSharedItems: number; interval?: IntervalOptions },
-): RaterPairKappa[] {
-  const { R, k, raterNames, minSharedItems } = o;
-  const kk = k * k;
-  const byPair = new Map<number, [number, number][]>();
-  for (const [key, count] of pairCells) {
-    const pair = Math.floor(key / kk);
-    let cells = byPair.get(pair);
-    if (!cells) byPair.set(pair, (cells = []));
-    cells.push([key - pair * kk, count]);
-  }
-
+/** Cohen's κ of every rater pair that shared at least minSharedItems items, from their label-pair tables. */
+function pairwiseKappas(tables: PairTables, o: { raterNames: readonly string[]; minSharedItems: number; interval?: IntervalOptions }): RaterPairKappa[] {
+  const { k } = tables;
   const pairwise: RaterPairKappa[] = [];
-  for (const key of [...byPair.keys()].sort((p, q) => p - q)) {
-    const cells = byPair.get(key)!;
+  for (const { a: raterA, b: raterB, cells, counts: cellCounts } of tables.pairs()) {
     let n = 0;
-    for (const [, v] of cells) n += v;
-    if (n < minSharedItems) continue;
-    // Compact table over the labels this pair used (unweighted κ does not depend on unused categories).
+    for (const v of cellCounts) n += v;
+    if (n < o.minSharedItems) continue;
+    // Compact table over the labels this pair used, in order of first appearance (unweighted κ does not depend on
+    // unused categories).
     const local = new Map<number, number>();
-    for (const [cell] of cells) {
+    for (const cell of cells) {
       const a = Math.floor(cell / k);
       const b = cell % k;
       if (!local.has(a)) local.set(a, local.size);
@@ -126,31 +157,56 @@ function pairwiseKappas(
     const kl = local.size;
     const counts = new Float64Array(kl * kl);
     let agree = 0;
-    for (const [cell, v] of cells) {
+    cells.forEach((cell, t) => {
       const a = Math.floor(cell / k);
       const b = cell % k;
+      const v = cellCounts[t]!;
       counts[local.get(a)! * kl + local.get(b)!]! += v;
       if (a === b) agree += v;
-    }
+    });
     pairwise.push({
-      raterA: raterNames[Math.floor(key / R)]!,
-      raterB: raterNames[key % R]!,
+      raterA: o.raterNames[raterA]!,
+      raterB: o.raterNames[raterB]!,
       sharedItems: n,
       percentAgreement: agree / n,
       ...kappaFromCounts(counts, kl, "none", o.interval),
     });
   }
-
   return pairwise;
 }
 
 export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSharedItems?: number; interval?: IntervalOptions } = {}): RatingsAgreementReport {
+  return analyzeCodedRatings(indexRatings(records), options);
+}
+
+function checkCodes(what: string, codes: Int32Array, size: number, names: string, ratings: number): void {
+  for (let t = 0; t < ratings; t++) {
+    const v = codes[t]!;
+    if (v < 0 || v >= size) throw new AgreementInputError(`${what}[${t}] is ${v}, not one of the ${size} ${names} (codes 0 to ${size - 1})`);
+  }
+}
+
+/** The same report as `analyzeRatings`, from ratings already numbered (see CodedRatings). */
+export function analyzeCodedRatings(coded: CodedRatings, options: { minSharedItems?: number; interval?: IntervalOptions } = {}): RatingsAgreementReport {
   const minSharedItems = options.minSharedItems ?? DEFAULT_MIN_SHARED_ITEMS;
-  const { itemNames, raterNames, codec, itemOf, raterOf, labelOf, sourceOf } = indexRatings(records);
+  const { item: itemOf, rater: raterOf, label: labelOf, itemNames, raterNames, sources } = coded;
+  const labels = coded.labels.slice();
   const items = itemNames.length;
   const ratings = itemOf.length;
   const R = raterNames.length;
-  const k = codec.size;
+  const k = labels.length;
+  for (const [what, codes] of [
+    ["item", itemOf],
+    ["rater", raterOf],
+    ["label", labelOf],
+  ] as const) {
+    if (!(codes instanceof Int32Array)) throw new AgreementInputError(`${what} must be an Int32Array with one code per rating`);
+  }
+  if (raterOf.length !== ratings || labelOf.length !== ratings)
+    throw new AgreementInputError(`item, rater and label must have one code per rating each, got ${ratings}, ${raterOf.length} and ${labelOf.length}`);
+  checkCodes("item", itemOf, items, "items", ratings);
+  checkCodes("rater", raterOf, R, "raters", ratings);
+  checkCodes("label", labelOf, k, "labels", ratings);
 
   // Group ratings by item (stable counting sort, so each item's ratings stay in input order).
   const start = new Int32Array(items + 1);
@@ -161,30 +217,27 @@ export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSh
   for (let t = 0; t < ratings; t++) order[fill[itemOf[t]!]!++] = t;
 
   const krippendorff = new KrippendorffAccumulator();
-  const perItemM = new Array<number>(items);
+  const perItemM = new Int32Array(items);
   const categoryTotals = new Array<number>(k).fill(0);
   const unitCounts = new Int32Array(k);
-  const patterns = new ItemPatterns(k, codec.labels);
-  const touched: number[] = [];
+  const patterns = new ItemPatterns(k, labels);
+  const touched = new Int32Array(k);
   let sumSquares = 0;
   let pairable = 0;
   let pairwiseSum = 0;
-  // Label-pair counts of every rater pair in one sparse map keyed (a·R + b)·k² + (label_a·k + label_b), a < b:
-  // memory grows with the distinct (pair, cell) combinations present, not with R²·k².
-  const kk = k * k;
-  if (R * R * kk > Number.MAX_SAFE_INTEGER) throw new AgreementInputError(`${R} raters × ${k} labels is too many for the pairwise tables`);
-  const pairCells = new Map<number, number>();
+  const tables = new PairTables(R, k);
 
   for (let i = 0; i < items; i++) {
     const from = start[i]!;
     const to = start[i + 1]!;
     const m = to - from;
+    let touchedCount = 0;
     for (let x = from; x < to; x++) {
       const tx = order[x]!;
       for (let y = from; y < x; y++) {
         const ty = order[y]!;
         if (raterOf[ty] === raterOf[tx]) {
-          const where = [sourceOf[ty], sourceOf[tx]].filter(Boolean).join(" and ");
+          const where = [sources?.[ty], sources?.[tx]].filter(Boolean).join(" and ");
           throw new AgreementInputError(
             `rater ${JSON.stringify(raterNames[raterOf[tx]!])} labelled item ${JSON.stringify(itemNames[i])} more than once${where ? ` (${where})` : ""}`,
           );
@@ -192,47 +245,45 @@ export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSh
       }
       const c = labelOf[tx]!;
       krippendorff.add(c);
-      if (unitCounts[c]!++ === 0) touched.push(c);
+      if (unitCounts[c]!++ === 0) touched[touchedCount++] = c;
     }
     krippendorff.endUnit();
     patterns.add(unitCounts);
     let agreeingPairs = 0;
-    for (const c of touched) {
+    for (let x = 0; x < touchedCount; x++) {
+      const c = touched[x]!;
       const v = unitCounts[c]!;
       categoryTotals[c]! += v;
       sumSquares += v * v;
       agreeingPairs += v * (v - 1);
       unitCounts[c] = 0;
     }
-    touched.length = 0;
     perItemM[i] = m;
     if (m < 2) continue;
     pairable++;
     pairwiseSum += agreeingPairs / (m * (m - 1));
     for (let x = from; x < to; x++) {
+      const tx = order[x]!;
+      const ra = raterOf[tx]!;
       for (let y = from; y < to; y++) {
-        const tx = order[x]!;
         const ty = order[y]!;
-        const ra = raterOf[tx]!;
         const rb = raterOf[ty]!;
-        if (ra >= rb) continue;
-        const key = (ra * R + rb) * kk + labelOf[tx]! * k + labelOf[ty]!;
-        pairCells.set(key, (pairCells.get(key) ?? 0) + 1);
+        if (ra < rb) tables.add(ra, rb, labelOf[tx]!, labelOf[ty]!);
       }
     }
   }
 
-  const pairwise = pairwiseKappas(pairCells, { R, k, raterNames, minSharedItems, interval: options.interval });
+  const pairwise = pairwiseKappas(tables, { raterNames, minSharedItems, interval: options.interval });
 
-  const alpha = krippendorff.result(codec.labels.slice());
-  const fleiss = fleissKappaFromSummaries(perItemM, sumSquares, categoryTotals, codec.labels);
+  const alpha = krippendorff.result(labels.slice());
+  const fleiss = fleissKappaFromSummaries(perItemM, sumSquares, categoryTotals, labels);
   return {
     items,
     raters: R,
     ratings,
     pairableItems: pairable,
-    raterNames,
-    labels: codec.labels.slice(),
+    raterNames: raterNames.slice(),
+    labels: labels.slice(),
     krippendorff: { ...alpha, interval: krippendorffAlphaInterval(patterns, alpha, options.interval) },
     percentAgreement:
       pairable === 0

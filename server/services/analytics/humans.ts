@@ -33,6 +33,7 @@ import {
   mace,
   majorityClasses,
   MISSING,
+  PairTables,
   type CoefficientInterval,
   type ConsensusLabels,
   type IntervalMemo,
@@ -184,32 +185,6 @@ function groupByItem(l: CampaignLabelColumns, excluded: ReadonlySet<number> = ne
   const order = new Int32Array(kept);
   for (let i = 0; i < l.length; i++) if (itemOf[i]! >= 0) order[fill[itemOf[i]!]!++] = i;
   return { items, start, order };
-}
-
-/** Pair tables of annotators a < b over label codes, dense when small, else sparse. */
-class PairTables {
-  private readonly dense: Float64Array | null;
-  private readonly sparse = new Map<number, number>();
-  constructor(
-    readonly raters: number,
-    readonly k: number,
-  ) {
-    const size = raters * raters * k * k;
-    this.dense = size <= 1 << 20 ? new Float64Array(size) : null;
-  }
-  add(a: number, b: number, la: number, lb: number): void {
-    const key = (a * this.raters + b) * this.k * this.k + la * this.k + lb;
-    if (this.dense) this.dense[key]!++;
-    else this.sparse.set(key, (this.sparse.get(key) ?? 0) + 1);
-  }
-  table(a: number, b: number): Float64Array {
-    const kk = this.k * this.k;
-    const base = (a * this.raters + b) * kk;
-    if (this.dense) return this.dense.slice(base, base + kk);
-    const out = new Float64Array(kk);
-    for (let c = 0; c < kk; c++) out[c] = this.sparse.get(base + c) ?? 0;
-    return out;
-  }
 }
 
 /**
