@@ -7,10 +7,11 @@
  * download link. Opened from the button or with the keyboard like any button; Escape closes it.
  */
 import type { inferRouterInputs } from "@trpc/server";
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useRequestedJob } from "../_lib/use-requested-job";
 import { useTRPC } from "../_trpc/client";
+import { Dialog } from "./dialog";
 import { ProgressBar } from "./progress-bar";
 import { WaitingForWorker } from "./waiting-for-worker";
 
@@ -71,11 +72,6 @@ function ReportDialog({
   const [judges, setJudges] = useState<Set<string>>(() => new Set(evaluators.map((e) => e.ref)));
   const [names, setNames] = useState(false);
   const [agreement, setAgreement] = useState(true);
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (d && !d.open) d.showModal();
-  }, []);
   const allJudges = judges.size === evaluators.length;
   const start = () =>
     job.start.mutate({
@@ -95,90 +91,64 @@ function ReportDialog({
     });
   const started = job.status !== null || job.start.isPending;
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby="report-dialog-title"
-      className="m-auto w-[min(36rem,calc(100vw-2rem))] rounded-lg border border-zinc-200 bg-white p-0 shadow-xl backdrop:bg-zinc-900/30"
-      data-testid="report-dialog"
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-      onKeyDown={(e) => e.stopPropagation()}
-    >
-      <form
-        className="flex flex-col gap-3 p-4 text-[12.5px]"
-        onSubmit={(e) => {
-          e.preventDefault();
-          start();
-        }}
-      >
-        <div className="flex items-baseline justify-between gap-3">
-          <h2 id="report-dialog-title" className="text-[14px] font-semibold text-zinc-900">
-            Shareable report
-          </h2>
-          <button type="button" className="text-2xs text-zinc-500 hover:text-zinc-800" onClick={onClose}>
-            Close ✕
+    <Dialog title="Shareable report" width="md" testId="report-dialog" onClose={onClose} onSubmit={start} bodyClassName="text-[12.5px]">
+      <p className="text-zinc-600">
+        A zip of static pages for {described}: a player for each trajectory and the evaluations you publish. It opens from the file system in any browser, with
+        no server and no account.
+      </p>
+      <fieldset disabled={started} className="flex flex-col gap-3">
+        <label className="flex flex-col gap-1 font-medium text-zinc-700">
+          Title
+          <input className="field h-8 font-normal" value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} data-testid="report-title" />
+        </label>
+        <fieldset className="flex flex-col gap-1">
+          <legend className="mb-1 font-medium text-zinc-700">Human labels</legend>
+          {LABEL_CHOICES.map((c) => (
+            <label key={c.value} className="flex items-center gap-2">
+              <input type="radio" name="report-labels" value={c.value} checked={labels === c.value} onChange={() => setLabels(c.value)} />
+              {c.text}
+            </label>
+          ))}
+        </fieldset>
+        {evaluators.length > 0 && (
+          <fieldset className="flex flex-col gap-1">
+            <legend className="mb-1 font-medium text-zinc-700">Verdicts published</legend>
+            <div className="flex max-h-32 flex-col gap-1 overflow-auto">
+              {evaluators.map((e) => (
+                <label key={e.ref} className="flex items-center gap-2">
+                  <input type="checkbox" checked={judges.has(e.ref)} onChange={() => toggle(e.ref)} />
+                  {e.label}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+        )}
+        <label className="flex items-center gap-2">
+          <input type="checkbox" checked={agreement} onChange={(e) => setAgreement(e.target.checked)} />
+          The agreement table of the published judges with the human labels
+        </label>
+        <label className="flex items-center gap-2">
+          <input type="checkbox" checked={names} onChange={(e) => setNames(e.target.checked)} data-testid="report-names" />
+          Publish annotators&apos; names (otherwise they read &ldquo;annotator 1&rdquo;, &ldquo;annotator 2&rdquo;…)
+        </label>
+      </fieldset>
+      <ReportJobState
+        jobId={job.start.data?.jobId ?? null}
+        pending={job.start.isPending}
+        status={job.status}
+        failure={job.failure}
+        result={job.result as ReportResult | null}
+        progress={job.progress as Progress | null}
+        queuedSince={job.queuedSince as string | Date | null}
+      />
+      {!started && (
+        <div>
+          <button type="submit" className="btn btn-on" data-testid="report-start">
+            Build the report
           </button>
         </div>
-        <p className="text-zinc-600">
-          A zip of static pages for {described}: a player for each trajectory and the evaluations you publish. It opens from the file system in any browser,
-          with no server and no account.
-        </p>
-        <fieldset disabled={started} className="flex flex-col gap-3">
-          <label className="flex flex-col gap-1 font-medium text-zinc-700">
-            Title
-            <input className="field h-8 font-normal" value={title} maxLength={200} onChange={(e) => setTitle(e.target.value)} data-testid="report-title" />
-          </label>
-          <fieldset className="flex flex-col gap-1">
-            <legend className="mb-1 font-medium text-zinc-700">Human labels</legend>
-            {LABEL_CHOICES.map((c) => (
-              <label key={c.value} className="flex items-center gap-2">
-                <input type="radio" name="report-labels" value={c.value} checked={labels === c.value} onChange={() => setLabels(c.value)} />
-                {c.text}
-              </label>
-            ))}
-          </fieldset>
-          {evaluators.length > 0 && (
-            <fieldset className="flex flex-col gap-1">
-              <legend className="mb-1 font-medium text-zinc-700">Verdicts published</legend>
-              <div className="flex max-h-32 flex-col gap-1 overflow-auto">
-                {evaluators.map((e) => (
-                  <label key={e.ref} className="flex items-center gap-2">
-                    <input type="checkbox" checked={judges.has(e.ref)} onChange={() => toggle(e.ref)} />
-                    {e.label}
-                  </label>
-                ))}
-              </div>
-            </fieldset>
-          )}
-          <label className="flex items-center gap-2">
-            <input type="checkbox" checked={agreement} onChange={(e) => setAgreement(e.target.checked)} />
-            The agreement table of the published judges with the human labels
-          </label>
-          <label className="flex items-center gap-2">
-            <input type="checkbox" checked={names} onChange={(e) => setNames(e.target.checked)} data-testid="report-names" />
-            Publish annotators&apos; names (otherwise they read &ldquo;annotator 1&rdquo;, &ldquo;annotator 2&rdquo;…)
-          </label>
-        </fieldset>
-        <ReportJobState
-          jobId={job.start.data?.jobId ?? null}
-          pending={job.start.isPending}
-          status={job.status}
-          failure={job.failure}
-          result={job.result as ReportResult | null}
-          progress={job.progress as Progress | null}
-          queuedSince={job.queuedSince as string | Date | null}
-        />
-        {!started && (
-          <div>
-            <button type="submit" className="btn btn-on" data-testid="report-start">
-              Build the report
-            </button>
-          </div>
-        )}
-      </form>
-    </dialog>
+      )}
+    </Dialog>
   );
 }
 

@@ -6,8 +6,9 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
+import { useCallback, useState, type ReactNode } from "react";
 import { GoldForm } from "../../../(annotation)/campaigns/_components/gold-form";
+import { Dialog } from "../../../_components/dialog";
 import { useTRPC } from "../../../_trpc/client";
 
 /** Who may mark gold: absent for viewers who may not; "open" starts with the dialog open. */
@@ -28,82 +29,56 @@ export function GoldDialog({ trajectoryId, step, onClose }: { trajectoryId: numb
   const trpc = useTRPC();
   const choices = useQuery(trpc.quality.goldChoices.queryOptions({ trajectoryId }));
   const [chosen, setChosen] = useState<number | null>(null);
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (d && !d.open) d.showModal();
-  }, []);
   const campaigns = choices.data?.campaigns ?? [];
   const campaign = campaigns.find((c) => c.id === chosen) ?? campaigns[0];
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby="gold-dialog-title"
-      className="m-auto w-[min(44rem,calc(100vw-2rem))] rounded-lg border border-zinc-200 bg-white p-0 shadow-xl backdrop:bg-zinc-900/30"
-      data-testid="gold-dialog"
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-      // The player's shortcuts listen on the window: keys typed here stay here.
-      onKeyDown={(e) => e.stopPropagation()}
-    >
-      <div className="flex flex-col gap-3 p-4">
-        <div className="flex items-baseline justify-between gap-3">
-          <h2 id="gold-dialog-title" className="text-[14px] font-semibold text-zinc-900">
-            Mark trajectory #{trajectoryId} as gold
-          </h2>
-          <button type="button" className="text-2xs text-zinc-500 hover:text-zinc-800" onClick={onClose}>
-            Close ✕
-          </button>
-        </div>
-        {choices.isPending ? (
-          <p className="text-[12px] text-zinc-500">Loading campaigns…</p>
-        ) : choices.isError ? (
-          <p className="text-[12px] text-rose-700" role="alert">
-            {choices.error.message}
-          </p>
-        ) : !campaign ? (
-          <p className="text-[12px] text-zinc-600" data-testid="gold-no-campaign">
-            This trajectory is in no campaign yet. Gold answers belong to a campaign:{" "}
-            <Link className="link" href={`/campaigns/new?ids=${trajectoryId}`}>
-              start a campaign with it
-            </Link>{" "}
-            or add it to one first.
-          </p>
-        ) : (
-          <>
-            <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-              Campaign
-              <select className="field h-8" value={campaign.id} onChange={(e) => setChosen(Number(e.target.value))}>
-                {campaigns.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.name} (item #{c.itemNo}){c.gold ? ` · gold: ${c.gold.verdict.replace("_", " ")}` : ""}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {campaign.gold && (
-              <p className="text-2xs text-zinc-500">
-                Already gold here ({campaign.gold.verdict.replace("_", " ")}
-                {campaign.gold.firstFailingStep !== null ? `, from step ${campaign.gold.firstFailingStep + 1}` : ""}); marking again replaces the answer.
-              </p>
-            )}
-            <GoldForm
-              key={campaign.id}
-              campaignId={campaign.id}
-              schema={campaign.schema}
-              trajectoryId={trajectoryId}
-              stepCount={choices.data.stepCount}
-              initialStep={step}
-              onMarked={() => choices.refetch()}
-            />
-            <Link className="link text-2xs" href={`/campaigns/${campaign.id}`}>
-              This campaign&apos;s gold items and annotators&apos; accuracy →
-            </Link>
-          </>
-        )}
-      </div>
-    </dialog>
+    <Dialog title={`Mark trajectory #${trajectoryId} as gold`} width="xl" testId="gold-dialog" onClose={onClose}>
+      {choices.isPending ? (
+        <p className="text-[12px] text-zinc-500">Loading campaigns…</p>
+      ) : choices.isError ? (
+        <p className="text-[12px] text-rose-700" role="alert">
+          {choices.error.message}
+        </p>
+      ) : !campaign ? (
+        <p className="text-[12px] text-zinc-600" data-testid="gold-no-campaign">
+          This trajectory is in no campaign yet. Gold answers belong to a campaign:{" "}
+          <Link className="link" href={`/campaigns/new?ids=${trajectoryId}`}>
+            start a campaign with it
+          </Link>{" "}
+          or add it to one first.
+        </p>
+      ) : (
+        <>
+          <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+            Campaign
+            <select className="field h-8" value={campaign.id} onChange={(e) => setChosen(Number(e.target.value))}>
+              {campaigns.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name} (item #{c.itemNo}){c.gold ? ` · gold: ${c.gold.verdict.replace("_", " ")}` : ""}
+                </option>
+              ))}
+            </select>
+          </label>
+          {campaign.gold && (
+            <p className="text-2xs text-zinc-500">
+              Already gold here ({campaign.gold.verdict.replace("_", " ")}
+              {campaign.gold.firstFailingStep !== null ? `, from step ${campaign.gold.firstFailingStep + 1}` : ""}); marking again replaces the answer.
+            </p>
+          )}
+          <GoldForm
+            key={campaign.id}
+            campaignId={campaign.id}
+            schema={campaign.schema}
+            trajectoryId={trajectoryId}
+            stepCount={choices.data.stepCount}
+            initialStep={step}
+            onMarked={() => choices.refetch()}
+          />
+          <Link className="link text-2xs" href={`/campaigns/${campaign.id}`}>
+            This campaign&apos;s gold items and annotators&apos; accuracy →
+          </Link>
+        </>
+      )}
+    </Dialog>
   );
 }

@@ -7,8 +7,9 @@
  */
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
-import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
+import { useCallback, useState, type ReactNode } from "react";
 import { TASK_FLAG_LABELS, TASK_FLAG_STATUSES, type TaskFlagStatus } from "@/server/domain/catalog/task-validity";
+import { Dialog } from "../../../_components/dialog";
 import { useTRPC } from "../../../_trpc/client";
 
 /** The header's flag button (absent for viewers who may not flag) and its dialog. */
@@ -50,11 +51,6 @@ function TaskFlagDialog({ taskId, onClose, onSaved }: { taskId: number; onClose:
   const [status, setStatus] = useState<TaskFlagStatus>("broken");
   const [reason, setReason] = useState("");
   const [evidence, setEvidence] = useState("");
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (d && !d.open) d.showModal();
-  }, []);
   const save = () =>
     flag.mutate(
       { taskId, status, reason, evidenceUrl: evidence.trim() || undefined },
@@ -69,88 +65,61 @@ function TaskFlagDialog({ taskId, onClose, onSaved }: { taskId: number; onClose:
       },
     );
   return (
-    <dialog
-      ref={ref}
-      aria-labelledby="flag-dialog-title"
-      className="m-auto w-[min(40rem,calc(100vw-2rem))] rounded-lg border border-zinc-200 bg-white p-0 shadow-xl backdrop:bg-zinc-900/30"
-      data-testid="flag-dialog"
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-      // The player's shortcuts listen on the window: keys typed here stay here.
-      onKeyDown={(e) => e.stopPropagation()}
-    >
-      <form
-        className="flex flex-col gap-3 p-4"
-        onSubmit={(e) => {
-          e.preventDefault();
-          save();
-        }}
-      >
-        <div className="flex items-baseline justify-between gap-3">
-          <h2 id="flag-dialog-title" className="text-[14px] font-semibold text-zinc-900">
-            Task validity
-          </h2>
-          <button type="button" className="text-2xs text-zinc-500 hover:text-zinc-800" onClick={onClose}>
-            Close ✕
-          </button>
-        </div>
-        <p className="text-[12px] text-zinc-600" data-testid="flag-current">
-          {!current
-            ? "Not flagged. A flagged task's trajectories are left out of every success rate, κ and chart (a toggle on each analytics view counts them again)."
-            : current.status === "valid"
-              ? "Not flagged now: the last revision cleared the flag."
-              : `Flagged ${TASK_FLAG_LABELS[current.status as TaskFlagStatus].toLowerCase()}: its trajectories are left out of analytics.`}
+    <Dialog title="Task validity" width="lg" testId="flag-dialog" onClose={onClose} onSubmit={save}>
+      <p className="text-[12px] text-zinc-600" data-testid="flag-current">
+        {!current
+          ? "Not flagged. A flagged task's trajectories are left out of every success rate, κ and chart (a toggle on each analytics view counts them again)."
+          : current.status === "valid"
+            ? "Not flagged now: the last revision cleared the flag."
+            : `Flagged ${TASK_FLAG_LABELS[current.status as TaskFlagStatus].toLowerCase()}: its trajectories are left out of analytics.`}
+      </p>
+      <div className="grid grid-cols-[auto_1fr] items-center gap-x-3 gap-y-2 text-[12px]">
+        <label htmlFor="flag-status" className="font-medium text-zinc-700">
+          Status
+        </label>
+        <select id="flag-status" className="field h-8" value={status} onChange={(e) => setStatus(e.target.value as TaskFlagStatus)}>
+          {TASK_FLAG_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {TASK_FLAG_LABELS[s]}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="flag-reason" className="self-start pt-1 font-medium text-zinc-700">
+          Reason
+        </label>
+        <textarea
+          id="flag-reason"
+          className="field min-h-16 py-1"
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          placeholder="What is wrong with the task (e.g. the product page no longer exists)"
+          required
+        />
+        <label htmlFor="flag-evidence" className="font-medium text-zinc-700">
+          Evidence
+        </label>
+        <input
+          id="flag-evidence"
+          className="field h-8"
+          type="url"
+          value={evidence}
+          onChange={(e) => setEvidence(e.target.value)}
+          placeholder="https://… (an issue, a screenshot, a trajectory)"
+        />
+      </div>
+      {flag.isError && (
+        <p className="text-[12px] text-rose-700" role="alert">
+          {flag.error.message}
         </p>
-        <div className="grid grid-cols-[auto_1fr] items-center gap-x-3 gap-y-2 text-[12px]">
-          <label htmlFor="flag-status" className="font-medium text-zinc-700">
-            Status
-          </label>
-          <select id="flag-status" className="field h-8" value={status} onChange={(e) => setStatus(e.target.value as TaskFlagStatus)}>
-            {TASK_FLAG_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {TASK_FLAG_LABELS[s]}
-              </option>
-            ))}
-          </select>
-          <label htmlFor="flag-reason" className="self-start pt-1 font-medium text-zinc-700">
-            Reason
-          </label>
-          <textarea
-            id="flag-reason"
-            className="field min-h-16 py-1"
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-            placeholder="What is wrong with the task (e.g. the product page no longer exists)"
-            required
-          />
-          <label htmlFor="flag-evidence" className="font-medium text-zinc-700">
-            Evidence
-          </label>
-          <input
-            id="flag-evidence"
-            className="field h-8"
-            type="url"
-            value={evidence}
-            onChange={(e) => setEvidence(e.target.value)}
-            placeholder="https://… (an issue, a screenshot, a trajectory)"
-          />
-        </div>
-        {flag.isError && (
-          <p className="text-[12px] text-rose-700" role="alert">
-            {flag.error.message}
-          </p>
-        )}
-        <div className="flex items-center gap-2">
-          <button type="submit" className="btn btn-on" disabled={flag.isPending || !reason.trim()} data-testid="flag-save">
-            {status === "valid" ? "Clear the flag" : "Save flag"}
-          </button>
-          {flag.isSuccess && <span className="text-2xs text-emerald-700">Saved: analytics are recomputed with it.</span>}
-        </div>
-        <History revisions={validity.data?.history ?? []} />
-      </form>
-    </dialog>
+      )}
+      <div className="flex items-center gap-2">
+        <button type="submit" className="btn btn-on" disabled={flag.isPending || !reason.trim()} data-testid="flag-save">
+          {status === "valid" ? "Clear the flag" : "Save flag"}
+        </button>
+        {flag.isSuccess && <span className="text-2xs text-emerald-700">Saved: analytics are recomputed with it.</span>}
+      </div>
+      <History revisions={validity.data?.history ?? []} />
+    </Dialog>
   );
 }
 
