@@ -15,7 +15,21 @@
  *   the change counters), since SQLite stores 64-bit integers in every integer column.
  */
 import { sql } from "drizzle-orm";
-import { customType, integer, text, type AnyPgColumn } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  customType,
+  doublePrecision,
+  index,
+  integer,
+  json,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  type AnyPgColumn,
+} from "drizzle-orm/pg-core";
+import type { SchemaKit } from "../schema/columns";
 
 /** Milliseconds since the epoch in a `bigint`, read and written as a `Date` (drizzle's SQLite `timestamp_ms`). */
 export const epochMs = customType<{ data: Date; driverData: string | number }>({
@@ -46,3 +60,27 @@ export const cascadeId = <N extends string>(name: N, target: () => AnyPgColumn) 
 
 /** A required text reference to a row whose deletion deletes this one (a user, a session…). */
 export const cascadeKey = <N extends string>(name: N, target: () => AnyPgColumn) => text(name).notNull().references(target, { onDelete: "cascade" });
+
+/**
+ * The column kit on PostgreSQL: the builders a table declared once in db/schema (as a function of a `SchemaKit`)
+ * is instantiated with here, giving the column types above. It is typed as the SQLite kit because the application
+ * reads both schemas in SQLite's shapes (db/database.ts); each builder returns the PostgreSQL column that reads back
+ * in that shape, and takes, like its SQLite twin, a column name only.
+ */
+export const pgKit = {
+  table: pgTable,
+  index,
+  uniqueIndex,
+  primaryKey,
+  id: () => integer("id").primaryKey().generatedByDefaultAsIdentity(),
+  text: (name: string) => text(name),
+  integer: (name: string) => integer(name),
+  bigint: (name: string) => bigint(name, { mode: "number" }),
+  real: (name: string) => doublePrecision(name),
+  time: (name: string) => epochMs(name),
+  flag: (name: string) => boolean(name),
+  json: (name: string) => json(name),
+  now: nowMs,
+  cascadeId,
+  cascadeKey,
+} as unknown as SchemaKit;

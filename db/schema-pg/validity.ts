@@ -1,20 +1,7 @@
-/** The task validity ledger on PostgreSQL; see db/schema/validity.ts for its meaning. */
-import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+/** The task validity ledger on PostgreSQL, declared once in db/schema/validity.ts, which documents its meaning. */
+import { validityTables, type ValidityRefs } from "../schema/validity";
 import { users } from "./auth";
 import { tasks } from "./core";
-import { cascadeId, epochMs, nowMs } from "./columns";
+import { pgKit } from "./columns";
 
-export const taskFlags = pgTable(
-  "task_flags",
-  {
-    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-    taskId: cascadeId("task_id", () => tasks.id),
-    status: text("status").notNull(),
-    reason: text("reason").notNull(),
-    evidenceUrl: text("evidence_url"),
-    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
-    userName: text("user_name").notNull(),
-    createdAt: epochMs("created_at").notNull().default(nowMs),
-  },
-  (t) => [index("task_flags_task_idx").on(t.taskId, t.id)],
-);
+export const { taskFlags } = validityTables(pgKit, { users, tasks } as unknown as ValidityRefs);

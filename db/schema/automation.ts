@@ -4,67 +4,75 @@
  * arrived, matched, was acted on, or why it was refused); `automation_rule_hits` holds every trajectory a rule acted
  * on, so a rule run again over the same arrival acts on nothing twice.
  */
-import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { RuleAction, RuleTrigger } from "../../server/domain/automation/rules";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { cascadeId } from "./columns";
+import { sqliteKit, type SchemaKit } from "./columns";
 
-const nowMs = sql`(unixepoch('subsec') * 1000)`;
+/** The tables this module's tables reference, of the dialect being declared. */
+export interface AutomationRefs {
+  users: typeof users;
+  trajectories: typeof trajectories;
+}
 
-export const automationRules = sqliteTable("automation_rules", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  name: text("name").notNull().unique(),
-  /** The trajectory list's query text, as the researcher wrote it. */
-  filterText: text("filter_text").notNull(),
-  triggers: text("triggers", { mode: "json" }).$type<RuleTrigger[]>().notNull(),
-  action: text("action", { mode: "json" }).$type<RuleAction>().notNull(),
-  sharePercent: real("share_percent").notNull(),
-  seed: integer("seed").notNull(),
-  enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
-  /** Whose rights the rule acts with; a rule whose author is gone is refused at its next run. */
-  createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
-  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-});
+/** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
+export function automationTables(k: SchemaKit, { users, trajectories }: AutomationRefs) {
+  const automationRules = k.table("automation_rules", {
+    id: k.id(),
+    name: k.text("name").notNull().unique(),
+    /** The trajectory list's query text, as the researcher wrote it. */
+    filterText: k.text("filter_text").notNull(),
+    triggers: k.json("triggers").$type<RuleTrigger[]>().notNull(),
+    action: k.json("action").$type<RuleAction>().notNull(),
+    sharePercent: k.real("share_percent").notNull(),
+    seed: k.integer("seed").notNull(),
+    enabled: k.flag("enabled").notNull().default(true),
+    /** Whose rights the rule acts with; a rule whose author is gone is refused at its next run. */
+    createdBy: k.text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: k.time("created_at").notNull().default(k.now),
+    updatedAt: k.time("updated_at").notNull().default(k.now),
+  });
 
-export const automationRuleRuns = sqliteTable(
-  "automation_rule_runs",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    ruleId: cascadeId("rule_id", () => automationRules.id),
-    trigger: text("trigger").$type<RuleTrigger>().notNull(),
-    /** The arrival as people know it: "import job 12 (results.zip)", "live run 4". */
-    arrival: text("arrival").notNull(),
-    arrived: integer("arrived").notNull(),
-    matched: integer("matched").notNull(),
-    sampled: integer("sampled").notNull(),
-    /** Trajectories this run acted on (added to the campaign, or put in the judge batch). */
-    acted: integer("acted").notNull(),
-    /** Sampled trajectories an earlier run of this rule had already acted on. */
-    alreadyDone: integer("already_done").notNull(),
-    outcome: text("outcome").$type<"acted" | "nothing" | "refused">().notNull(),
-    /** Why the rule could not act (campaign closed, judge configuration gone, the blind); null when it could. */
-    refusal: text("refusal"),
-    judgeBatchId: integer("judge_batch_id"),
-    /** The ids acted on (or that would have been, when refused), ascending. */
-    trajectoryIds: text("trajectory_ids", { mode: "json" }).$type<number[]>().notNull(),
-    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-  },
-  (t) => [index("automation_rule_runs_rule_idx").on(t.ruleId, t.id)],
-);
+  const automationRuleRuns = k.table(
+    "automation_rule_runs",
+    {
+      id: k.id(),
+      ruleId: k.cascadeId("rule_id", () => automationRules.id),
+      trigger: k.text("trigger").$type<RuleTrigger>().notNull(),
+      /** The arrival as people know it: "import job 12 (results.zip)", "live run 4". */
+      arrival: k.text("arrival").notNull(),
+      arrived: k.integer("arrived").notNull(),
+      matched: k.integer("matched").notNull(),
+      sampled: k.integer("sampled").notNull(),
+      /** Trajectories this run acted on (added to the campaign, or put in the judge batch). */
+      acted: k.integer("acted").notNull(),
+      /** Sampled trajectories an earlier run of this rule had already acted on. */
+      alreadyDone: k.integer("already_done").notNull(),
+      outcome: k.text("outcome").$type<"acted" | "nothing" | "refused">().notNull(),
+      /** Why the rule could not act (campaign closed, judge configuration gone, the blind); null when it could. */
+      refusal: k.text("refusal"),
+      judgeBatchId: k.integer("judge_batch_id"),
+      /** The ids acted on (or that would have been, when refused), ascending. */
+      trajectoryIds: k.json("trajectory_ids").$type<number[]>().notNull(),
+      createdAt: k.time("created_at").notNull().default(k.now),
+    },
+    (t) => [k.index("automation_rule_runs_rule_idx").on(t.ruleId, t.id)],
+  );
 
-export const automationRuleHits = sqliteTable(
-  "automation_rule_hits",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    ruleId: cascadeId("rule_id", () => automationRules.id),
-    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
-    runId: integer("run_id").notNull(),
-  },
-  (t) => [uniqueIndex("automation_rule_hits_rule_trajectory_uq").on(t.ruleId, t.trajectoryId)],
-);
+  const automationRuleHits = k.table(
+    "automation_rule_hits",
+    {
+      id: k.id(),
+      ruleId: k.cascadeId("rule_id", () => automationRules.id),
+      trajectoryId: k.cascadeId("trajectory_id", () => trajectories.id),
+      runId: k.integer("run_id").notNull(),
+    },
+    (t) => [k.uniqueIndex("automation_rule_hits_rule_trajectory_uq").on(t.ruleId, t.trajectoryId)],
+  );
+  return { automationRules, automationRuleRuns, automationRuleHits };
+}
+
+export const { automationRules, automationRuleRuns, automationRuleHits } = automationTables(sqliteKit, { users, trajectories });
 
 export type AutomationRuleRow = typeof automationRules.$inferSelect;
 export type AutomationRuleRunRow = typeof automationRuleRuns.$inferSelect;

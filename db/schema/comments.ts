@@ -5,43 +5,52 @@
  * `sighted` records whether the author could see the trajectory's evaluations when writing, and `forBlind` whether
  * a researcher stated that it quotes no evaluation and may be shown to annotators who still label it blind.
  */
-import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { cascadeId, cascadeKey } from "./columns";
+import { sqliteKit, type SchemaKit } from "./columns";
 
-const nowMs = sql`(unixepoch('subsec') * 1000)`;
+/** The tables this module's tables reference, of the dialect being declared. */
+export interface CommentRefs {
+  users: typeof users;
+  trajectories: typeof trajectories;
+}
 
-export const comments = sqliteTable(
-  "comments",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
-    /** The step (0-based) the thread is about; null for the trajectory as a whole. Replies copy their root's. */
-    stepIndex: integer("step_index"),
-    /** The thread's first comment; null for that first comment itself. */
-    parentId: integer("parent_id").references((): AnySQLiteColumn => comments.id, { onDelete: "cascade" }),
-    authorId: text("author_id").references(() => users.id, { onDelete: "set null" }),
-    authorName: text("author_name").notNull(),
-    /** Markdown as written; rendered as text with a small safe subset, never as HTML. */
-    body: text("body").notNull(),
-    sighted: integer("sighted", { mode: "boolean" }).notNull(),
-    forBlind: integer("for_blind", { mode: "boolean" }).notNull().default(false),
-    /** Set on a thread's root when it is resolved; cleared when it is reopened. */
-    resolvedAt: integer("resolved_at", { mode: "timestamp_ms" }),
-    resolvedBy: text("resolved_by"),
-    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-  },
-  (t) => [index("comments_trajectory_idx").on(t.trajectoryId, t.stepIndex), index("comments_parent_idx").on(t.parentId)],
-);
+/** The comment tables, declared once for both dialects (db/schema/columns.ts). */
+export function commentTables(k: SchemaKit, { users, trajectories }: CommentRefs) {
+  const comments = k.table(
+    "comments",
+    {
+      id: k.id(),
+      trajectoryId: k.cascadeId("trajectory_id", () => trajectories.id),
+      /** The step (0-based) the thread is about; null for the trajectory as a whole. Replies copy their root's. */
+      stepIndex: k.integer("step_index"),
+      /** The thread's first comment; null for that first comment itself. */
+      parentId: k.integer("parent_id").references((): AnySQLiteColumn => comments.id, { onDelete: "cascade" }),
+      authorId: k.text("author_id").references(() => users.id, { onDelete: "set null" }),
+      authorName: k.text("author_name").notNull(),
+      /** Markdown as written; rendered as text with a small safe subset, never as HTML. */
+      body: k.text("body").notNull(),
+      sighted: k.flag("sighted").notNull(),
+      forBlind: k.flag("for_blind").notNull().default(false),
+      /** Set on a thread's root when it is resolved; cleared when it is reopened. */
+      resolvedAt: k.time("resolved_at"),
+      resolvedBy: k.text("resolved_by"),
+      createdAt: k.time("created_at").notNull().default(k.now),
+    },
+    (t) => [k.index("comments_trajectory_idx").on(t.trajectoryId, t.stepIndex), k.index("comments_parent_idx").on(t.parentId)],
+  );
 
-export const commentMentions = sqliteTable(
-  "comment_mentions",
-  {
-    commentId: cascadeId("comment_id", () => comments.id),
-    userId: cascadeKey("user_id", () => users.id),
-    readAt: integer("read_at", { mode: "timestamp_ms" }),
-  },
-  (t) => [primaryKey({ columns: [t.commentId, t.userId] }), index("comment_mentions_user_idx").on(t.userId, t.readAt)],
-);
+  const commentMentions = k.table(
+    "comment_mentions",
+    {
+      commentId: k.cascadeId("comment_id", () => comments.id),
+      userId: k.cascadeKey("user_id", () => users.id),
+      readAt: k.time("read_at"),
+    },
+    (t) => [k.primaryKey({ columns: [t.commentId, t.userId] }), k.index("comment_mentions_user_idx").on(t.userId, t.readAt)],
+  );
+  return { comments, commentMentions };
+}
+
+export const { comments, commentMentions } = commentTables(sqliteKit, { users, trajectories });

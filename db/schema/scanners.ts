@@ -5,61 +5,69 @@
  * nothing found" and "never scanned" stay apart. `definition_hash` is the hash of the definition the scan ran with:
  * results of an edited scanner are told apart from current ones.
  */
-import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { ScannerRule } from "../../server/domain/evaluation/scanners/definitions";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { cascadeId } from "./columns";
+import { sqliteKit, type SchemaKit } from "./columns";
 
-const nowMs = sql`(unixepoch('subsec') * 1000)`;
+/** The tables this module's tables reference, of the dialect being declared. */
+export interface ScannerRefs {
+  users: typeof users;
+  trajectories: typeof trajectories;
+}
 
-export const scanners = sqliteTable("scanners", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  key: text("key").notNull().unique(),
-  name: text("name").notNull(),
-  description: text("description").notNull().default(""),
-  category: text("category").notNull(),
-  rules: text("rules", { mode: "json" }).$type<ScannerRule[]>().notNull(),
-  minConsecutive: integer("min_consecutive").notNull().default(1),
-  createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
-  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-});
+/** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
+export function scannerTables(k: SchemaKit, { users, trajectories }: ScannerRefs) {
+  const scanners = k.table("scanners", {
+    id: k.id(),
+    key: k.text("key").notNull().unique(),
+    name: k.text("name").notNull(),
+    description: k.text("description").notNull().default(""),
+    category: k.text("category").notNull(),
+    rules: k.json("rules").$type<ScannerRule[]>().notNull(),
+    minConsecutive: k.integer("min_consecutive").notNull().default(1),
+    createdBy: k.text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: k.time("created_at").notNull().default(k.now),
+    updatedAt: k.time("updated_at").notNull().default(k.now),
+  });
 
-export const scannerScans = sqliteTable(
-  "scanner_scans",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    scannerKey: text("scanner_key").notNull(),
-    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
-    definitionHash: text("definition_hash").notNull(),
-    /** Steps matched (0: scanned, nothing found). */
-    matchCount: integer("match_count").notNull(),
-    /** Why the scan could not finish (time budget spent, screenshot unreadable); null when it did. */
-    problem: text("problem"),
-    scannedAt: integer("scanned_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-  },
-  (t) => [uniqueIndex("scanner_scans_scanner_trajectory_uq").on(t.scannerKey, t.trajectoryId), index("scanner_scans_trajectory_idx").on(t.trajectoryId)],
-);
+  const scannerScans = k.table(
+    "scanner_scans",
+    {
+      id: k.id(),
+      scannerKey: k.text("scanner_key").notNull(),
+      trajectoryId: k.cascadeId("trajectory_id", () => trajectories.id),
+      definitionHash: k.text("definition_hash").notNull(),
+      /** Steps matched (0: scanned, nothing found). */
+      matchCount: k.integer("match_count").notNull(),
+      /** Why the scan could not finish (time budget spent, screenshot unreadable); null when it did. */
+      problem: k.text("problem"),
+      scannedAt: k.time("scanned_at").notNull().default(k.now),
+    },
+    (t) => [k.uniqueIndex("scanner_scans_scanner_trajectory_uq").on(t.scannerKey, t.trajectoryId), k.index("scanner_scans_trajectory_idx").on(t.trajectoryId)],
+  );
 
-export const scannerMatches = sqliteTable(
-  "scanner_matches",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    scannerKey: text("scanner_key").notNull(),
-    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
-    stepIndex: integer("step_index").notNull(),
-    ruleIndex: integer("rule_index").notNull(),
-    /** The field the rule read (SCANNER_FIELDS), or `screenshot`. */
-    field: text("field").notNull(),
-    matchedText: text("matched_text").notNull(),
-  },
-  (t) => [
-    index("scanner_matches_scanner_trajectory_idx").on(t.scannerKey, t.trajectoryId),
-    index("scanner_matches_trajectory_idx").on(t.trajectoryId, t.stepIndex),
-  ],
-);
+  const scannerMatches = k.table(
+    "scanner_matches",
+    {
+      id: k.id(),
+      scannerKey: k.text("scanner_key").notNull(),
+      trajectoryId: k.cascadeId("trajectory_id", () => trajectories.id),
+      stepIndex: k.integer("step_index").notNull(),
+      ruleIndex: k.integer("rule_index").notNull(),
+      /** The field the rule read (SCANNER_FIELDS), or `screenshot`. */
+      field: k.text("field").notNull(),
+      matchedText: k.text("matched_text").notNull(),
+    },
+    (t) => [
+      k.index("scanner_matches_scanner_trajectory_idx").on(t.scannerKey, t.trajectoryId),
+      k.index("scanner_matches_trajectory_idx").on(t.trajectoryId, t.stepIndex),
+    ],
+  );
+  return { scanners, scannerScans, scannerMatches };
+}
+
+export const { scanners, scannerScans, scannerMatches } = scannerTables(sqliteKit, { users, trajectories });
 
 export type ScannerRow = typeof scanners.$inferSelect;
 export type ScannerScanRow = typeof scannerScans.$inferSelect;

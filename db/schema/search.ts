@@ -5,32 +5,42 @@
  * knowing. The full-text index over `body` is engine-specific and lives in the migrations: an FTS5 table
  * (`search_fts`, external content) on SQLite, a GIN index over a tsvector expression on PostgreSQL.
  */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { trajectories } from "./core";
-import { cascadeId } from "./columns";
+import { sqliteKit, type SchemaKit } from "./columns";
 
-export const searchEntries = sqliteTable(
-  "search_entries",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    trajectoryId: cascadeId("trajectory_id", () => trajectories.id),
-    /** The step the text is from (thought, action, element, url, error); null for the trajectory's own text. */
-    stepId: integer("step_id"),
-    stepIndex: integer("step_index"),
-    /** intent | thought | action | element | url | answer | error | note | rationale (SEARCH_FIELDS). */
-    field: text("field").notNull(),
-    /** The label (notes) or verdict (rationales) the text is from, so its edits and deletions reach the entry. */
-    sourceId: integer("source_id"),
-    /** Whose text it is: the annotator key of a note (annotators search their own notes only), the evaluator key of a rationale. */
-    owner: text("owner"),
-    body: text("body").notNull(),
-  },
-  (t) => [
-    index("search_entries_trajectory_idx").on(t.trajectoryId, t.stepIndex),
-    index("search_entries_step_idx").on(t.stepId),
-    index("search_entries_source_idx").on(t.sourceId, t.field),
-  ],
-);
+/** The tables this module's tables reference, of the dialect being declared. */
+export interface SearchRefs {
+  trajectories: typeof trajectories;
+}
+
+/** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
+export function searchTables(k: SchemaKit, { trajectories }: SearchRefs) {
+  const searchEntries = k.table(
+    "search_entries",
+    {
+      id: k.id(),
+      trajectoryId: k.cascadeId("trajectory_id", () => trajectories.id),
+      /** The step the text is from (thought, action, element, url, error); null for the trajectory's own text. */
+      stepId: k.integer("step_id"),
+      stepIndex: k.integer("step_index"),
+      /** intent | thought | action | element | url | answer | error | note | rationale (SEARCH_FIELDS). */
+      field: k.text("field").notNull(),
+      /** The label (notes) or verdict (rationales) the text is from, so its edits and deletions reach the entry. */
+      sourceId: k.integer("source_id"),
+      /** Whose text it is: the annotator key of a note (annotators search their own notes only), the evaluator key of a rationale. */
+      owner: k.text("owner"),
+      body: k.text("body").notNull(),
+    },
+    (t) => [
+      k.index("search_entries_trajectory_idx").on(t.trajectoryId, t.stepIndex),
+      k.index("search_entries_step_idx").on(t.stepId),
+      k.index("search_entries_source_idx").on(t.sourceId, t.field),
+    ],
+  );
+  return { searchEntries };
+}
+
+export const { searchEntries } = searchTables(sqliteKit, { trajectories });
 
 /**
  * The triggers (migration 0024 / pg 0010) that keep search_entries in step, the same names and events on both

@@ -4,28 +4,36 @@
  * row (`valid` clears a flag), and its history stays readable. Analytics leave out trajectories of flagged tasks
  * (server/services/analytics/dataset.ts), so the table carries change-counting triggers (db/schema/changes.ts).
  */
-import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./auth";
 import { tasks } from "./core";
-import { cascadeId } from "./columns";
+import { sqliteKit, type SchemaKit } from "./columns";
 
-export const taskFlags = sqliteTable(
-  "task_flags",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    taskId: cascadeId("task_id", () => tasks.id),
-    /** broken | outdated | ambiguous | wrong_reference | valid (TASK_FLAG_STATUSES); `valid` clears the flag. */
-    status: text("status").notNull(),
-    reason: text("reason").notNull(),
-    /** A link to what shows it (an issue, a screenshot, a trajectory); null when none was given. */
-    evidenceUrl: text("evidence_url"),
-    /** Who wrote the revision; the name is kept beside the id so the history survives the account. */
-    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
-    userName: text("user_name").notNull(),
-    createdAt: integer("created_at", { mode: "timestamp_ms" })
-      .notNull()
-      .default(sql`(unixepoch('subsec') * 1000)`),
-  },
-  (t) => [index("task_flags_task_idx").on(t.taskId, t.id)],
-);
+/** The tables this module's tables reference, of the dialect being declared. */
+export interface ValidityRefs {
+  users: typeof users;
+  tasks: typeof tasks;
+}
+
+/** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
+export function validityTables(k: SchemaKit, { users, tasks }: ValidityRefs) {
+  const taskFlags = k.table(
+    "task_flags",
+    {
+      id: k.id(),
+      taskId: k.cascadeId("task_id", () => tasks.id),
+      /** broken | outdated | ambiguous | wrong_reference | valid (TASK_FLAG_STATUSES); `valid` clears the flag. */
+      status: k.text("status").notNull(),
+      reason: k.text("reason").notNull(),
+      /** A link to what shows it (an issue, a screenshot, a trajectory); null when none was given. */
+      evidenceUrl: k.text("evidence_url"),
+      /** Who wrote the revision; the name is kept beside the id so the history survives the account. */
+      userId: k.text("user_id").references(() => users.id, { onDelete: "set null" }),
+      userName: k.text("user_name").notNull(),
+      createdAt: k.time("created_at").notNull().default(k.now),
+    },
+    (t) => [k.index("task_flags_task_idx").on(t.taskId, t.id)],
+  );
+  return { taskFlags };
+}
+
+export const { taskFlags } = validityTables(sqliteKit, { users, tasks });
