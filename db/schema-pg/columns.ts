@@ -81,6 +81,7 @@ export const pgKit = {
   flag: (name: string) => boolean(name),
   json: (name: string) => json(name),
   now: nowMs,
+  stamp: (name: string) => epochMs(name).notNull().default(nowMs),
   cascadeId,
   cascadeKey,
 } as unknown as SchemaKit;

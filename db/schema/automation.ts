@@ -29,8 +29,8 @@ export function automationTables(k: SchemaKit, { users, trajectories }: Automati
     enabled: k.flag("enabled").notNull().default(true),
     /** Whose rights the rule acts with; a rule whose author is gone is refused at its next run. */
     createdBy: k.text("created_by").references(() => users.id, { onDelete: "set null" }),
-    createdAt: k.time("created_at").notNull().default(k.now),
-    updatedAt: k.time("updated_at").notNull().default(k.now),
+    createdAt: k.stamp("created_at"),
+    updatedAt: k.stamp("updated_at"),
   });
 
   const automationRuleRuns = k.table(
@@ -54,7 +54,7 @@ export function automationTables(k: SchemaKit, { users, trajectories }: Automati
       judgeBatchId: k.integer("judge_batch_id"),
       /** The ids acted on (or that would have been, when refused), ascending. */
       trajectoryIds: k.json("trajectory_ids").$type<number[]>().notNull(),
-      createdAt: k.time("created_at").notNull().default(k.now),
+      createdAt: k.stamp("created_at"),
     },
     (t) => [k.index("automation_rule_runs_rule_idx").on(t.ruleId, t.id)],
   );

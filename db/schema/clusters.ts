@@ -3,22 +3,28 @@
  * clusters found, with the names they gave them and the merges they made. A run is written once its job has
  * computed it; renaming and merging rewrite its `result`.
  */
-import { sql } from "drizzle-orm";
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./auth";
+import { sqliteKit, type SchemaKit } from "./columns";
 
-export const failureClusterRuns = sqliteTable("failure_cluster_runs", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  /** What was clustered: the trajectory list's filter, which failures (basis) and k if one was given. */
-  slice: text("slice", { mode: "json" }).$type<unknown>().notNull(),
-  /** The clusters (SavedCluster[]) and how k was chosen. */
-  result: text("result", { mode: "json" }).$type<unknown>().notNull(),
-  createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
-  createdByName: text("created_by_name").notNull(),
-  createdAt: integer("created_at", { mode: "timestamp_ms" })
-    .notNull()
-    .default(sql`(unixepoch('subsec') * 1000)`),
-  updatedAt: integer("updated_at", { mode: "timestamp_ms" })
-    .notNull()
-    .default(sql`(unixepoch('subsec') * 1000)`),
-});
+/** The tables this module's tables reference, of the dialect being declared. */
+export interface ClusterRefs {
+  users: typeof users;
+}
+
+/** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
+export function clusterTables(k: SchemaKit, { users }: ClusterRefs) {
+  const failureClusterRuns = k.table("failure_cluster_runs", {
+    id: k.id(),
+    /** What was clustered: the trajectory list's filter, which failures (basis) and k if one was given. */
+    slice: k.json("slice").$type<unknown>().notNull(),
+    /** The clusters (SavedCluster[]) and how k was chosen. */
+    result: k.json("result").$type<unknown>().notNull(),
+    createdBy: k.text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdByName: k.text("created_by_name").notNull(),
+    createdAt: k.stamp("created_at"),
+    updatedAt: k.stamp("updated_at"),
+  });
+  return { failureClusterRuns };
+}
+
+export const { failureClusterRuns } = clusterTables(sqliteKit, { users });

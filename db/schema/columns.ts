@@ -43,6 +43,8 @@ export const sqliteKit = {
   /** A structure always read whole, kept as the JSON text written. */
   json: <N extends string>(name: N) => text(name, { mode: "json" }),
   now: nowMs,
+  /** The time a row was written (or last changed): required, the statement's time unless given. */
+  stamp: <N extends string>(name: N) => integer(name, { mode: "timestamp_ms" }).notNull().default(nowMs),
   cascadeId,
   cascadeKey,
 };

@@ -36,7 +36,7 @@ export function commentTables(k: SchemaKit, { users, trajectories }: CommentRefs
       /** Set on a thread's root when it is resolved; cleared when it is reopened. */
       resolvedAt: k.time("resolved_at"),
       resolvedBy: k.text("resolved_by"),
-      createdAt: k.time("created_at").notNull().default(k.now),
+      createdAt: k.stamp("created_at"),
     },
     (t) => [k.index("comments_trajectory_idx").on(t.trajectoryId, t.stepIndex), k.index("comments_parent_idx").on(t.parentId)],
   );

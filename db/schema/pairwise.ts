@@ -34,7 +34,7 @@ export function pairwiseTables(k: SchemaKit, { annotationCampaigns, users, tasks
       sideSeed: k.bigint("side_seed").notNull(),
       /** Answers given so far, kept by the transaction that stores an answer, so "next" need not count them. */
       answerCount: k.integer("answer_count").notNull().default(0),
-      createdAt: k.time("created_at").notNull().default(k.now),
+      createdAt: k.stamp("created_at"),
     },
     (t) => [
       k.uniqueIndex("pairwise_items_campaign_pair_uq").on(t.campaignId, t.trajectoryA, t.trajectoryB),
@@ -55,8 +55,8 @@ export function pairwiseTables(k: SchemaKit, { annotationCampaigns, users, tasks
       /** Milliseconds spent on the pair (summed over revisions). */
       timeSpentMs: k.bigint("time_spent_ms"),
       revision: k.integer("revision").notNull().default(1),
-      createdAt: k.time("created_at").notNull().default(k.now),
-      updatedAt: k.time("updated_at").notNull().default(k.now),
+      createdAt: k.stamp("created_at"),
+      updatedAt: k.stamp("updated_at"),
     },
     (t) => [k.uniqueIndex("pairwise_answers_item_user_uq").on(t.itemId, t.userId), k.index("pairwise_answers_campaign_idx").on(t.campaignId, t.userId)],
   );
@@ -71,7 +71,7 @@ export function pairwiseTables(k: SchemaKit, { annotationCampaigns, users, tasks
       revision: k.integer("revision").notNull(),
       outcome: k.text("outcome").$type<PairwiseOutcome>().notNull(),
       actorId: k.text("actor_id").references(() => users.id, { onDelete: "set null" }),
-      createdAt: k.time("created_at").notNull().default(k.now),
+      createdAt: k.stamp("created_at"),
     },
     (t) => [k.uniqueIndex("pairwise_answer_revisions_answer_revision_uq").on(t.answerId, t.revision)],
   );

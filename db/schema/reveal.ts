@@ -46,7 +46,7 @@ export function revealTables(k: SchemaKit, { annotationCampaigns, campaignItems,
       blindFirstFailingStep: k.integer("blind_first_failing_step"),
       blindNote: k.text("blind_note"),
       blindAt: k.time("blind_at").notNull(),
-      revealedAt: k.time("revealed_at").notNull().default(k.now),
+      revealedAt: k.stamp("revealed_at"),
       /** Informed stage: null until the annotator keeps or revises. */
       decision: k.text("decision").$type<RevealDecision>(),
       informedVerdict: k.text("informed_verdict").$type<LabelVerdict>(),

@@ -27,8 +27,8 @@ export function scannerTables(k: SchemaKit, { users, trajectories }: ScannerRefs
     rules: k.json("rules").$type<ScannerRule[]>().notNull(),
     minConsecutive: k.integer("min_consecutive").notNull().default(1),
     createdBy: k.text("created_by").references(() => users.id, { onDelete: "set null" }),
-    createdAt: k.time("created_at").notNull().default(k.now),
-    updatedAt: k.time("updated_at").notNull().default(k.now),
+    createdAt: k.stamp("created_at"),
+    updatedAt: k.stamp("updated_at"),
   });
 
   const scannerScans = k.table(
@@ -42,7 +42,7 @@ export function scannerTables(k: SchemaKit, { users, trajectories }: ScannerRefs
       matchCount: k.integer("match_count").notNull(),
       /** Why the scan could not finish (time budget spent, screenshot unreadable); null when it did. */
       problem: k.text("problem"),
-      scannedAt: k.time("scanned_at").notNull().default(k.now),
+      scannedAt: k.stamp("scanned_at"),
     },
     (t) => [k.uniqueIndex("scanner_scans_scanner_trajectory_uq").on(t.scannerKey, t.trajectoryId), k.index("scanner_scans_trajectory_idx").on(t.trajectoryId)],
   );

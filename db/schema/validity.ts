@@ -29,7 +29,7 @@ export function validityTables(k: SchemaKit, { users, tasks }: ValidityRefs) {
       /** Who wrote the revision; the name is kept beside the id so the history survives the account. */
       userId: k.text("user_id").references(() => users.id, { onDelete: "set null" }),
       userName: k.text("user_name").notNull(),
-      createdAt: k.time("created_at").notNull().default(k.now),
+      createdAt: k.stamp("created_at"),
     },
     (t) => [k.index("task_flags_task_idx").on(t.taskId, t.id)],
   );
