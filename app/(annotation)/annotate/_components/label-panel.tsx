@@ -14,7 +14,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { draftStorageKey, EMPTY_DRAFT, hasUnsavedChanges, parseStoredDraft, serializeDraft, type LabelDraft } from "@/server/domain/annotation/label-drafts";
 import { LABEL_SHORTCUTS, labelCommandForKey } from "@/server/domain/annotation/label-keys";
@@ -22,6 +22,7 @@ import { GuidelinesText } from "../../../_components/guidelines";
 import { useSignedInUser } from "../../../_components/signed-in-user";
 import { markLabelsOf, marksFromDraft, type RegionMark } from "@/server/domain/annotation/region-marks";
 import { answersForSubmit, QuestionFields } from "./question-fields";
+import { CategoryField, PanelHeader, ReasonField, ShortcutList, StepPicker, useGoToNextItem, VerdictButtons, type LabelVerdict } from "./label-fields";
 import { useRegionMarking, type MarkingView } from "./region-marking";
 import { useTRPC } from "../../../_trpc/client";
 
@@ -163,35 +164,39 @@ function useDraftMarking(
   return useRegionMarking({ marks: draft.marks ?? NO_MARKS, setMarks, markLabels, locked, onMarking });
 }
 
-export function LabelPanel(props: LabelPanelProps) {
-  const { campaign, itemNo, mine, current, count, go, stayAfterSubmit } = props;
-  const schema = campaign.labelSchema;
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const router = useRouter();
+type Status = { tone: "ok" | "error" | "info"; text: string } | null;
+type SetDraft = (update: (d: Draft) => Draft) => void;
+
+/** What the form still needs before it can be submitted, as the hint shown under the buttons (null: nothing). */
+function missingField(draft: Draft, schema: LabelCampaign["labelSchema"]): string | null {
+  if (!draft.verdict) return "Choose a verdict (s or x)";
+  if (draft.verdict !== "failure") return null;
+  if (schema.requireCategory && !draft.category) return "Choose an error category (1–9)";
+  if (schema.requireFailureStep && draft.firstFailingStep === null) return "Mark the failure point: the step where the agent went wrong (f)";
+  if (schema.requireReasoning && !draft.note.trim()) return "Write your reasoning in the note (n)";
+  return null;
+}
+
+/** A verdict as the form takes it: success and not executable clear a failure's category and step. */
+function withVerdict(d: Draft, verdict: LabelVerdict): Draft {
+  return verdict === "success" || verdict === "not_executable" ? { ...d, verdict, category: null, firstFailingStep: null } : { ...d, verdict };
+}
+
+/**
+ * The form's values: where they start (undo, draft or stored label, applied after mount so that server and client
+ * render the same), the draft kept in the browser while it differs from the stored label, and the idempotency key
+ * that changes whenever the values do.
+ */
+function useLabelDraft(campaign: LabelCampaign, itemNo: number, mine: MyLabel, stepCount: number, locked: boolean, setStatus: (s: Status) => void) {
   const user = useSignedInUser();
   const draftKey = user ? draftStorageKey(user.userId, campaign.id, itemNo) : null;
-  // Server and first client render start from the stored label; browser-kept values are applied after mount.
   const [draft, setDraftState] = useState<Draft>(() => savedDraft(mine) ?? EMPTY_DRAFT);
   const [draftReady, setDraftReady] = useState(false);
-  const [status, setStatus] = useState<{ tone: "ok" | "error" | "info"; text: string } | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [showHelp, setShowHelp] = useState(false);
-  const [showGuidelines, setShowGuidelines] = useState(false);
-  const questions = schema.questions ?? [];
   const keyRef = useRef(newKey());
-  const viewed = useRef(new Set<number>());
-  const time = useVisibleTime();
-  const noteRef = useRef<HTMLTextAreaElement>(null);
-  const locked = mine.itemState === "adjudicated" || campaign.status !== "active" || !campaign.isAnnotator;
-
-  useEffect(() => {
-    viewed.current.add(current);
-  }, [current]);
 
   // After mount (so server and client render the same): put back what an undo left or this user's draft.
   useEffect(() => {
-    const start = initialState(draftKey, campaign, itemNo, mine, count);
+    const start = initialState(draftKey, campaign, itemNo, mine, stepCount);
     setDraftState(start.draft);
     setDraftReady(true);
     if (new URLSearchParams(window.location.search).has("undone")) {
@@ -214,8 +219,20 @@ export function LabelPanel(props: LabelPanelProps) {
       // Storage full or disabled: the form still works, only the draft is not kept.
     }
   }, [draftReady, draftKey, draft, unsaved]);
+  useUnsavedWarning(unsaved);
 
-  // Warn before leaving with unsaved changes: reloads and closing the tab (beforeunload), and links on the page.
+  const setDraft: SetDraft = useCallback((update) => {
+    setDraftState((d) => {
+      const next = update(d);
+      if (next !== d) keyRef.current = newKey();
+      return next;
+    });
+  }, []);
+  return { draft, setDraft, replaceDraft: setDraftState, keyRef, draftKey };
+}
+
+/** Warn before leaving with unsaved changes: reloads and closing the tab (beforeunload), and links on the page. */
+function useUnsavedWarning(unsaved: boolean) {
   useEffect(() => {
     if (!unsaved) return;
     const onBeforeUnload = (e: BeforeUnloadEvent) => {
@@ -239,49 +256,67 @@ export function LabelPanel(props: LabelPanelProps) {
       document.removeEventListener("click", onLinkClick, true);
     };
   }, [unsaved]);
+}
 
-  const setDraft = useCallback((update: (d: Draft) => Draft) => {
-    setDraftState((d) => {
-      const next = update(d);
-      if (next !== d) keyRef.current = newKey();
-      return next;
-    });
-  }, []);
+/** The steps this annotator opened on the trajectory (sent with the label). */
+function useStepsViewed(current: number) {
+  const viewed = useRef(new Set<number>());
+  useEffect(() => {
+    viewed.current.add(current);
+  }, [current]);
+  return viewed;
+}
 
-  const { toggle: toggleMarks, section: marksSection } = useDraftMarking(draft, setDraft, schema, locked, props.onMarking);
+/** The edits a click or a key makes to the draft: a verdict, a category (a failure's), the failure point. */
+function useDraftEdits(setDraft: SetDraft) {
+  return useMemo(
+    () => ({
+      chooseVerdict: (verdict: LabelVerdict) => setDraft((d) => withVerdict(d, verdict)),
+      chooseCategory: (category: string) =>
+        setDraft((d) => ({ ...d, verdict: "failure", category: d.category === category && d.verdict === "failure" ? null : category })),
+      markStep: (index: number) =>
+        setDraft((d) => ({ ...d, verdict: d.verdict === "unsure" ? d.verdict : "failure", firstFailingStep: d.firstFailingStep === index ? null : index })),
+    }),
+    [setDraft],
+  );
+}
+
+interface LabelActionsInput {
+  props: LabelPanelProps;
+  form: ReturnType<typeof useLabelDraft>;
+  locked: boolean;
+  missing: string | null;
+  viewed: RefObject<Set<number>>;
+  setStatus: (s: Status) => void;
+}
+
+/** Submit (and go next), undo the last submit, skip: the server calls and where the page goes after them. */
+function useLabelActions({ props, form, locked, missing, viewed, setStatus }: LabelActionsInput) {
+  const { campaign, itemNo, mine, current, stayAfterSubmit } = props;
+  const { draft, keyRef, draftKey, replaceDraft } = form;
+  const questions = campaign.labelSchema.questions ?? NO_QUESTIONS;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const time = useVisibleTime();
+  const goNext = useGoToNextItem(campaign.id);
   const submitM = useMutation(trpc.labelling.submit.mutationOptions());
-  const nextM = useMutation(trpc.labelling.next.mutationOptions());
   const undoM = useMutation(trpc.labelling.undo.mutationOptions());
   const skipM = useMutation(trpc.labelling.skip.mutationOptions());
 
-  const missing = !draft.verdict
-    ? "Choose a verdict (s or x)"
-    : draft.verdict === "failure" && schema.requireCategory && !draft.category
-      ? "Choose an error category (1–9)"
-      : draft.verdict === "failure" && schema.requireFailureStep && draft.firstFailingStep === null
-        ? "Mark the failure point: the step where the agent went wrong (f)"
-        : draft.verdict === "failure" && schema.requireReasoning && !draft.note.trim()
-          ? "Write your reasoning in the note (n)"
-          : null;
-
-  const goNext = useCallback(async () => {
-    let next;
-    try {
-      next = await nextM.mutateAsync({ campaignId: campaign.id });
-    } catch {
-      // Refused (e.g. blocked by the campaign's quality checks): the queue page says why.
-      next = null;
-    }
-    router.push(next ? `/annotate/${campaign.id}/${next.itemNo}` : `/annotate/${campaign.id}`);
-  }, [campaign.id, nextM, router]);
+  const fail = useCallback(
+    (e: unknown) => {
+      setBusy(false);
+      setStatus({ tone: "error", text: (e as Error).message });
+    },
+    [setStatus],
+  );
 
   const submit = useCallback(
     async (andNext: boolean) => {
       if (busy || locked) return;
-      if (missing) {
-        setStatus({ tone: "error", text: missing });
-        return;
-      }
+      if (missing) return setStatus({ tone: "error", text: missing });
       setBusy(true);
       setStatus({ tone: "info", text: "Saving…" });
       try {
@@ -309,8 +344,7 @@ export function LabelPanel(props: LabelPanelProps) {
         if (andNext && !stayAfterSubmit) await Promise.all([queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" }), goNext()]);
         else await queryClient.invalidateQueries(mineQuery).then(() => setBusy(false));
       } catch (e) {
-        setBusy(false);
-        setStatus({ tone: "error", text: (e as Error).message });
+        fail(e);
       }
     },
     [
@@ -323,13 +357,17 @@ export function LabelPanel(props: LabelPanelProps) {
       itemNo,
       draft,
       draftKey,
+      keyRef,
       time,
+      viewed,
       mine.label?.revision,
       current,
       queryClient,
       trpc,
       goNext,
       questions,
+      setStatus,
+      fail,
     ],
   );
 
@@ -348,17 +386,16 @@ export function LabelPanel(props: LabelPanelProps) {
       );
       await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey() });
       if (r.itemNo === itemNo) {
-        setDraftState(undoneValues(campaign.id, itemNo) ?? EMPTY_DRAFT);
+        replaceDraft(undoneValues(campaign.id, itemNo) ?? EMPTY_DRAFT);
         setStatus({ tone: "ok", text: "Undone" });
         setBusy(false);
       } else {
         router.push(`/annotate/${campaign.id}/${r.itemNo}?undone=1`);
       }
     } catch (e) {
-      setBusy(false);
-      setStatus({ tone: "error", text: (e as Error).message });
+      fail(e);
     }
-  }, [busy, mine, undoM, campaign.id, queryClient, trpc, itemNo, router]);
+  }, [busy, mine, undoM, campaign.id, queryClient, trpc, itemNo, router, replaceDraft, setStatus, fail]);
 
   const skip = useCallback(async () => {
     if (busy) return;
@@ -367,22 +404,28 @@ export function LabelPanel(props: LabelPanelProps) {
       await skipM.mutateAsync({ campaignId: campaign.id, itemNo });
       await goNext();
     } catch (e) {
-      setBusy(false);
-      setStatus({ tone: "error", text: (e as Error).message });
+      fail(e);
     }
-  }, [busy, skipM, campaign.id, itemNo, goNext]);
+  }, [busy, skipM, campaign.id, itemNo, goNext, fail]);
 
-  const chooseCategory = useCallback(
-    (category: string) => setDraft((d) => ({ ...d, verdict: "failure", category: d.category === category && d.verdict === "failure" ? null : category })),
-    [setDraft],
-  );
+  return { busy, submit, undo, skip };
+}
 
-  const markStep = useCallback(
-    (index: number) =>
-      setDraft((d) => ({ ...d, verdict: d.verdict === "unsure" ? d.verdict : "failure", firstFailingStep: d.firstFailingStep === index ? null : index })),
-    [setDraft],
-  );
+interface LabelKeysInput {
+  schema: LabelCampaign["labelSchema"];
+  locked: boolean;
+  current: number;
+  edits: ReturnType<typeof useDraftEdits>;
+  actions: ReturnType<typeof useLabelActions>;
+  toggleMarks: () => void;
+  toggleGuidelines: () => void;
+  noteRef: RefObject<HTMLTextAreaElement | null>;
+}
 
+/** The labelling keys (server/domain/annotation/label-keys.ts); a locked label still undoes and shows the guidelines. */
+function useLabelKeys({ schema, locked, current, edits, actions, toggleMarks, toggleGuidelines, noteRef }: LabelKeysInput) {
+  const { chooseVerdict, chooseCategory, markStep } = edits;
+  const { submit, undo } = actions;
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented) return;
@@ -396,158 +439,82 @@ export function LabelPanel(props: LabelPanelProps) {
       e.preventDefault();
       switch (cmd.kind) {
         case "guidelines":
-          setShowGuidelines((v) => !v);
-          break;
+          return toggleGuidelines();
         case "verdict":
-          setDraft((d) =>
-            cmd.verdict === "success" || cmd.verdict === "not_executable"
-              ? { ...d, verdict: cmd.verdict, category: null, firstFailingStep: null }
-              : { ...d, verdict: cmd.verdict },
-          );
-          break;
+          return chooseVerdict(cmd.verdict);
         case "category":
-          chooseCategory(schema.categories[cmd.index]!);
-          break;
+          return chooseCategory(schema.categories[cmd.index]!);
         case "markFirstFailing":
           if (schema.firstFailingStep) markStep(current);
-          break;
+          return;
         case "focusNote":
-          noteRef.current?.focus();
-          break;
+          return noteRef.current?.focus();
         case "toggleMarks":
-          toggleMarks();
-          break;
+          return toggleMarks();
         case "submitAndNext":
           (document.activeElement as HTMLElement | null)?.blur?.();
-          void submit(true);
-          break;
+          return void submit(true);
         case "undo":
-          void undo();
-          break;
+          return void undo();
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [schema, locked, setDraft, chooseCategory, markStep, current, submit, undo, toggleMarks]);
+  }, [schema, locked, chooseVerdict, chooseCategory, markStep, current, submit, undo, toggleMarks, toggleGuidelines, noteRef]);
+}
 
-  const verdictButton = (v: "success" | "failure" | "unsure" | "not_executable", key: string, label: string, on: string) => (
-    <button
-      type="button"
-      disabled={locked}
-      aria-pressed={draft.verdict === v}
-      onClick={() =>
-        setDraft((d) => (v === "success" || v === "not_executable" ? { ...d, verdict: v, category: null, firstFailingStep: null } : { ...d, verdict: v }))
-      }
-      className={`flex h-9 flex-1 items-center justify-center gap-2 rounded-md border text-[13px] font-semibold ${
-        draft.verdict === v ? on : "border-zinc-300 bg-white text-zinc-700 hover:bg-zinc-50"
-      }`}
-    >
-      {label} <kbd className="kbd">{key}</kbd>
-    </button>
-  );
+/** Everything the label panel holds: the form, its draft, the server calls and the keyboard. */
+function useLabelPanel(props: LabelPanelProps) {
+  const { campaign, mine, current, count } = props;
+  const schema = campaign.labelSchema;
+  const [status, setStatus] = useState<Status>(null);
+  const [showGuidelines, setShowGuidelines] = useState(false);
+  const noteRef = useRef<HTMLTextAreaElement>(null);
+  const locked = mine.itemState === "adjudicated" || campaign.status !== "active" || !campaign.isAnnotator;
+  const viewed = useStepsViewed(current);
+  const form = useLabelDraft(campaign, props.itemNo, mine, count, locked, setStatus);
+  const edits = useDraftEdits(form.setDraft);
+  const { toggle: toggleMarks, section: marksSection } = useDraftMarking(form.draft, form.setDraft, schema, locked, props.onMarking);
+  const missing = missingField(form.draft, schema);
+  const actions = useLabelActions({ props, form, locked, missing, viewed, setStatus });
+  const toggleGuidelines = useCallback(() => setShowGuidelines((v) => !v), []);
+  useLabelKeys({ schema, locked, current, edits, actions, toggleMarks, toggleGuidelines, noteRef });
+  return { status, showGuidelines, toggleGuidelines, noteRef, locked, viewed, form, edits, marksSection, missing, actions };
+}
+
+const NO_QUESTIONS: NonNullable<LabelCampaign["labelSchema"]["questions"]> = [];
+
+export function LabelPanel(props: LabelPanelProps) {
+  const { campaign, mine, current, count, go } = props;
+  const schema = campaign.labelSchema;
+  const panel = useLabelPanel(props);
+  const { locked, form, edits, actions } = panel;
+  const { draft, setDraft } = form;
+  const [showHelp, setShowHelp] = useState(false);
+  const shortcuts = LABEL_SHORTCUTS.filter((s) => (s.keys[0] !== "q" || schema.allowUnsure) && (s.keys[0] !== "b" || schema.allowNotExecutable));
+  const secondRow = [...(schema.allowNotExecutable ? (["not_executable"] as const) : []), ...(schema.allowUnsure ? (["unsure"] as const) : [])];
 
   return (
     <div className="flex flex-col gap-3 px-3 py-3" data-testid="label-panel">
-      <div className="flex items-start justify-between gap-2">
-        <div className="min-w-0">
-          <div className="section-title">Label</div>
-          <div className="truncate text-[12px] text-zinc-500" title={campaign.name}>
-            {campaign.name}
-            {campaign.blind && " · blind"}
-          </div>
-        </div>
+      <PanelHeader title="Label" subtitle={`${campaign.name}${campaign.blind ? " · blind" : ""}`} subtitleTitle={campaign.name}>
         <button type="button" className="btn btn-icon" title="Label shortcuts" aria-label="Label shortcuts" onClick={() => setShowHelp((v) => !v)}>
           ?
         </button>
-      </div>
+      </PanelHeader>
+      {showHelp && <ShortcutList shortcuts={shortcuts} />}
+      <Guidelines campaign={campaign} open={panel.showGuidelines} toggle={panel.toggleGuidelines} />
+      <ItemNotice mine={mine} />
 
-      {showHelp && (
-        <ul className="rounded-md bg-zinc-50 px-2 py-1.5 text-[11.5px] text-zinc-600">
-          {LABEL_SHORTCUTS.filter((s) => (s.keys[0] !== "q" || schema.allowUnsure) && (s.keys[0] !== "b" || schema.allowNotExecutable)).map((s) => (
-            <li key={s.description} className="flex items-center gap-2 py-0.5">
-              <span className="flex shrink-0 gap-0.5">
-                {s.keys.map((k) => (
-                  <kbd key={k} className="kbd">
-                    {k}
-                  </kbd>
-                ))}
-              </span>
-              {s.description}
-            </li>
-          ))}
-        </ul>
-      )}
-
-      {campaign.instructions && (
-        <button
-          type="button"
-          className="btn h-7 justify-between text-[12px]"
-          aria-expanded={showGuidelines}
-          onClick={() => setShowGuidelines((v) => !v)}
-          data-testid="guidelines-toggle"
-        >
-          <span>
-            Guidelines <span className="text-zinc-500">v{campaign.guidelineVersion}</span>
-          </span>
-          <kbd className="kbd">g</kbd>
-        </button>
-      )}
-      {showGuidelines && campaign.instructions && (
-        <div
-          role="dialog"
-          aria-label="Guidelines"
-          className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/40 p-6"
-          onClick={() => setShowGuidelines(false)}
-          data-testid="guidelines"
-        >
-          <div className="panel max-h-[85vh] w-full max-w-2xl overflow-y-auto px-5 py-4 shadow-lg" onClick={(e) => e.stopPropagation()}>
-            <div className="mb-2 flex items-center justify-between">
-              <span className="section-title">Guidelines · version {campaign.guidelineVersion}</span>
-              <button type="button" className="btn h-7" onClick={() => setShowGuidelines(false)}>
-                Close <kbd className="kbd">g</kbd>
-              </button>
-            </div>
-            <GuidelinesText text={campaign.instructions} />
-          </div>
-        </div>
-      )}
-
-      {mine.itemState === "adjudicated" && (
-        <p className="rounded-md bg-amber-50 px-2 py-1.5 text-[12px] text-amber-800">This trajectory was adjudicated; labels can no longer change.</p>
-      )}
-      {mine.label && mine.itemState !== "adjudicated" && (
-        <p className="rounded-md bg-indigo-50 px-2 py-1.5 text-[12px] text-indigo-800">
-          You labelled this trajectory (revision {mine.label.revision}). Submitting again records a revision.
-        </p>
-      )}
-
-      <div className="flex gap-2" role="group" aria-label="Verdict">
-        {verdictButton("success", "s", "Success", "border-emerald-400 bg-emerald-50 text-emerald-800")}
-        {verdictButton("failure", "x", "Failure", "border-rose-400 bg-rose-50 text-rose-800")}
-      </div>
-      {(schema.allowUnsure || schema.allowNotExecutable) && (
-        <div className="flex gap-2">
-          {schema.allowNotExecutable && verdictButton("not_executable", "b", "Not executable", "border-sky-400 bg-sky-50 text-sky-800")}
-          {schema.allowUnsure && verdictButton("unsure", "q", "Unsure", "border-amber-400 bg-amber-50 text-amber-800")}
-        </div>
-      )}
-
-      {schema.categories.length > 0 && (
-        <fieldset disabled={locked || draft.verdict !== "failure"} className="flex flex-col gap-0.5 disabled:opacity-50">
-          <legend className="mb-1 text-[12px] font-medium text-zinc-700">Error category{schema.requireCategory ? "" : " (optional)"}</legend>
-          {schema.categories.map((c, i) => (
-            <label
-              key={c}
-              className={`flex cursor-pointer items-center gap-2 rounded px-1.5 py-1 text-[12.5px] ${draft.category === c ? "bg-rose-50 text-rose-900" : "hover:bg-zinc-50"}`}
-            >
-              <input type="radio" name="category" className="accent-rose-600" checked={draft.category === c} onChange={() => chooseCategory(c)} />
-              <kbd className="kbd">{i + 1}</kbd>
-              {c}
-            </label>
-          ))}
-        </fieldset>
-      )}
-
+      <VerdictButtons verdicts={VERDICTS} value={draft.verdict} onChoose={edits.chooseVerdict} disabled={locked} label="Verdict" />
+      {secondRow.length > 0 && <VerdictButtons verdicts={secondRow} value={draft.verdict} onChoose={edits.chooseVerdict} disabled={locked} />}
+      <CategoryField
+        categories={schema.categories}
+        value={draft.category}
+        onChoose={edits.chooseCategory}
+        disabled={locked || draft.verdict !== "failure"}
+        legend={`Error category${schema.requireCategory ? "" : " (optional)"}`}
+        name="category"
+      />
       {schema.firstFailingStep && (
         <div className="flex flex-col gap-1">
           <div className="flex items-center justify-between text-[12px]">
@@ -556,65 +523,41 @@ export function LabelPanel(props: LabelPanelProps) {
               {draft.firstFailingStep === null ? "not marked" : `step ${draft.firstFailingStep + 1}`}
             </span>
           </div>
-          <div className="flex flex-wrap gap-1" role="group" aria-label="First failing step">
-            {Array.from({ length: count }, (_, i) => (
-              <button
-                key={i}
-                type="button"
-                disabled={locked}
-                title={`Step ${i + 1}${i === current ? " (on screen)" : ""}`}
-                onClick={() => {
-                  markStep(i);
-                  go(i);
-                }}
-                className={`h-6 min-w-6 rounded border px-1 text-2xs tabular-nums ${
-                  draft.firstFailingStep === i
-                    ? "border-rose-500 bg-rose-500 text-white"
-                    : i === current
-                      ? "border-indigo-400 bg-indigo-50 text-indigo-800"
-                      : viewed.current.has(i)
-                        ? "border-zinc-300 bg-white text-zinc-700"
-                        : "border-dashed border-zinc-300 bg-white text-zinc-400"
-                }`}
-              >
-                {i + 1}
-              </button>
-            ))}
-          </div>
+          <StepPicker
+            count={count}
+            current={current}
+            value={draft.firstFailingStep}
+            onPick={(i) => {
+              edits.markStep(i);
+              go(i);
+            }}
+            disabled={locked}
+            label="First failing step"
+            viewed={panel.viewed.current}
+          />
           <p className="text-2xs text-zinc-500">
             <kbd className="kbd">f</kbd> marks the step on screen; dashed steps are ones you have not opened.
           </p>
         </div>
       )}
-
-      {marksSection(current)}
-
+      {panel.marksSection(current)}
       {schema.note && (
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          <span>
-            {schema.requireReasoning ? "Reasoning (required for failures)" : "Note"} <kbd className="kbd">n</kbd>
-          </span>
-          <textarea
-            ref={noteRef}
-            disabled={locked}
-            value={draft.note}
-            onChange={(e) => {
-              const note = e.target.value;
-              setDraft((d) => ({ ...d, note }));
-            }}
-            onKeyDown={(e) => {
-              if (e.key === "Escape") e.currentTarget.blur();
-            }}
-            rows={3}
-            maxLength={10_000}
-            placeholder="Why? What went wrong, where?"
-            className="rounded-md border border-zinc-300 px-2 py-1 text-[12.5px] font-normal text-zinc-800 shadow-xs focus:border-indigo-400 focus:outline-none"
-          />
-        </label>
+        <ReasonField
+          label={
+            <>
+              {schema.requireReasoning ? "Reasoning (required for failures)" : "Note"} <kbd className="kbd">n</kbd>
+            </>
+          }
+          value={draft.note}
+          onChange={(note) => setDraft((d) => ({ ...d, note }))}
+          textareaRef={panel.noteRef}
+          disabled={locked}
+          maxLength={10_000}
+          placeholder="Why? What went wrong, where?"
+        />
       )}
-
       <QuestionFields
-        questions={questions}
+        questions={schema.questions ?? NO_QUESTIONS}
         verdict={draft.verdict}
         answers={draft.answers ?? {}}
         onChange={(answers) => setDraft((d) => ({ ...d, answers }))}
@@ -623,54 +566,110 @@ export function LabelPanel(props: LabelPanelProps) {
         current={current}
         go={go}
       />
+      <LabelButtons mine={mine} locked={locked} actions={actions} status={panel.status} missing={panel.missing} />
+      <LabelHistory history={mine.history} />
+    </div>
+  );
+}
 
-      <div className="flex flex-col gap-1.5">
+const VERDICTS = ["success", "failure"] as const;
+
+/** The guidelines button and, open, the guidelines over the page (`g` opens and closes them). */
+function Guidelines({ campaign, open, toggle }: { campaign: LabelCampaign; open: boolean; toggle: () => void }) {
+  if (!campaign.instructions) return null;
+  return (
+    <>
+      <button type="button" className="btn h-7 justify-between text-[12px]" aria-expanded={open} onClick={toggle} data-testid="guidelines-toggle">
+        <span>
+          Guidelines <span className="text-zinc-500">v{campaign.guidelineVersion}</span>
+        </span>
+        <kbd className="kbd">g</kbd>
+      </button>
+      {open && (
+        <div
+          role="dialog"
+          aria-label="Guidelines"
+          className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/40 p-6"
+          onClick={toggle}
+          data-testid="guidelines"
+        >
+          <div className="panel max-h-[85vh] w-full max-w-2xl overflow-y-auto px-5 py-4 shadow-lg" onClick={(e) => e.stopPropagation()}>
+            <div className="mb-2 flex items-center justify-between">
+              <span className="section-title">Guidelines · version {campaign.guidelineVersion}</span>
+              <button type="button" className="btn h-7" onClick={toggle}>
+                Close <kbd className="kbd">g</kbd>
+              </button>
+            </div>
+            <GuidelinesText text={campaign.instructions} />
+          </div>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** Whether this trajectory is adjudicated (the label cannot change) or already labelled (a submit is a revision). */
+function ItemNotice({ mine }: { mine: MyLabel }) {
+  if (mine.itemState === "adjudicated") {
+    return <p className="rounded-md bg-amber-50 px-2 py-1.5 text-[12px] text-amber-800">This trajectory was adjudicated; labels can no longer change.</p>;
+  }
+  if (!mine.label) return null;
+  return (
+    <p className="rounded-md bg-indigo-50 px-2 py-1.5 text-[12px] text-indigo-800">
+      You labelled this trajectory (revision {mine.label.revision}). Submitting again records a revision.
+    </p>
+  );
+}
+
+/** Submit & next, save, skip, undo, and what the last of them did (or what the form still needs). */
+function LabelButtons(props: { mine: MyLabel; locked: boolean; actions: ReturnType<typeof useLabelActions>; status: Status; missing: string | null }) {
+  const { mine, locked, status, missing } = props;
+  const { busy, submit, skip, undo } = props.actions;
+  return (
+    <div className="flex flex-col gap-1.5">
+      <button
+        type="button"
+        className="btn btn-on h-9 justify-center text-[13px]"
+        disabled={locked || busy}
+        onClick={() => void submit(true)}
+        data-testid="submit-next"
+      >
+        Submit &amp; next <kbd className="kbd">Ctrl</kbd>
+        <kbd className="kbd">Enter</kbd>
+      </button>
+      <div className="flex gap-1.5">
+        <button type="button" className="btn flex-1 justify-center" disabled={locked || busy} onClick={() => void submit(false)}>
+          Save
+        </button>
         <button
           type="button"
-          className="btn btn-on h-9 justify-center text-[13px]"
-          disabled={locked || busy}
-          onClick={() => void submit(true)}
-          data-testid="submit-next"
+          className="btn flex-1 justify-center"
+          disabled={locked || busy || !!mine.label}
+          onClick={() => void skip()}
+          title="Put it back and label it last"
         >
-          Submit &amp; next <kbd className="kbd">Ctrl</kbd>
-          <kbd className="kbd">Enter</kbd>
+          Skip
         </button>
-        <div className="flex gap-1.5">
-          <button type="button" className="btn flex-1 justify-center" disabled={locked || busy} onClick={() => void submit(false)}>
-            Save
-          </button>
-          <button
-            type="button"
-            className="btn flex-1 justify-center"
-            disabled={locked || busy || !!mine.label}
-            onClick={() => void skip()}
-            title="Put it back and label it last"
-          >
-            Skip
-          </button>
-          <button
-            type="button"
-            className="btn flex-1 justify-center"
-            disabled={busy || !mine.undoable}
-            onClick={() => void undo()}
-            title={mine.undoable ? `Undo your last submit (item ${mine.undoable.itemNo})` : "Nothing to undo"}
-          >
-            Undo <kbd className="kbd">u</kbd>
-          </button>
-        </div>
-        {status && (
-          <p
-            role="status"
-            data-testid="label-status"
-            className={`text-[12px] ${status.tone === "error" ? "text-rose-700" : status.tone === "ok" ? "text-emerald-700" : "text-zinc-500"}`}
-          >
-            {status.text}
-          </p>
-        )}
-        {!status && missing && !locked && <p className="text-[12px] text-zinc-500">{missing}</p>}
+        <button
+          type="button"
+          className="btn flex-1 justify-center"
+          disabled={busy || !mine.undoable}
+          onClick={() => void undo()}
+          title={mine.undoable ? `Undo your last submit (item ${mine.undoable.itemNo})` : "Nothing to undo"}
+        >
+          Undo <kbd className="kbd">u</kbd>
+        </button>
       </div>
-
-      <LabelHistory history={mine.history} />
+      {status && (
+        <p
+          role="status"
+          data-testid="label-status"
+          className={`text-[12px] ${status.tone === "error" ? "text-rose-700" : status.tone === "ok" ? "text-emerald-700" : "text-zinc-500"}`}
+        >
+          {status.text}
+        </p>
+      )}
+      {!status && missing && !locked && <p className="text-[12px] text-zinc-500">{missing}</p>}
     </div>
   );
 }
