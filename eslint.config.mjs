@@ -261,9 +261,6 @@ const noImportCycles = {
  */
 export const MAX_FUNCTION_LINES = 150;
 export const LONG_FUNCTIONS_TO_SPLIT = {
-  "app/(annotation)/annotate/_components/label-panel.tsx": 511,
-  "app/(annotation)/annotate/_components/reveal-panel.tsx": 328,
-  "app/(annotation)/qa/_components/qa-workspace.tsx": 293,
   "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 262,
   "app/(annotation)/campaigns/_components/review-workspace.tsx": 234,
   "app/(annotation)/campaigns/_components/quality-panel.tsx": 218,

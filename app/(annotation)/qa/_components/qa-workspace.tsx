@@ -9,17 +9,21 @@ import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-q
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
 import type { AppRouter } from "@/server/api/root";
-import {
-  DECISION_CONFIDENCES,
-  DISAGREEMENT_SOURCES,
-  DISAGREEMENT_SOURCE_NAMES,
-  type DecisionConfidence,
-  type DisagreementSource,
-} from "@/server/domain/annotation/protocols";
+import { DECISION_CONFIDENCES, DISAGREEMENT_SOURCES, type DecisionConfidence, type DisagreementSource } from "@/server/domain/annotation/protocols";
 import { qaCommandForKey, qaDecisionFor, QA_SHORTCUTS } from "@/server/domain/annotation/qa-keys";
 import { GuidelinesText } from "../../../_components/guidelines";
+import {
+  CategoryField,
+  DecisionDetails,
+  PanelHeader,
+  ReasonField,
+  ShortcutList,
+  StepPicker,
+  VerdictButtons,
+  verdictName,
+} from "../../annotate/_components/label-fields";
 import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
 import { AnnotatorMarksLayer, annotatorColour, MarksSummary } from "../../_components/region-marks";
 import { useTRPC } from "../../../_trpc/client";
@@ -51,10 +55,6 @@ function fromConsolidated(c: QaItem["consolidated"]): Pick<Form, "verdict" | "ca
 function seconds(ms: number | null): string {
   if (ms === null) return "–";
   return ms < 90_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 60_000).toFixed(1)} min`;
-}
-
-function verdictName(v: string): string {
-  return v === "not_executable" ? "not executable" : v;
 }
 
 function cycle<T>(list: readonly T[], current: T | null): T {
@@ -119,41 +119,43 @@ export function QaWorkspace({ campaignId, itemNo }: { campaignId: number; itemNo
   );
 }
 
-function QaPanel({
-  review,
-  campaignId,
-  itemNo,
-  current,
-  count,
-  go,
-}: {
+interface QaPanelProps {
   review: QaItem;
   campaignId: number;
   itemNo: number;
   current: number;
   count: number;
   go: (i: number) => void;
-}) {
-  const trpc = useTRPC();
-  const router = useRouter();
-  const queryClient = useQueryClient();
-  const submitMutation = useMutation(trpc.qa.submit.mutationOptions());
-  const schema = review.campaign.labelSchema;
-  const [form, setForm] = useState<Form>(() => ({ ...fromConsolidated(review.consolidated), reason: "", confidence: null, disagreementSource: null }));
-  const [error, setError] = useState("");
-  const [showGuidelines, setShowGuidelines] = useState(false);
-  const [showHelp, setShowHelp] = useState(false);
-  const reasonRef = useRef<HTMLTextAreaElement>(null);
-  const done = review.item.qaReviewedAt !== null;
-  const decision = qaDecisionFor(review.consolidated, form);
+}
+
+/** A verdict as the form takes it: only a failure keeps a category and a failure point. */
+function withVerdict(f: Form, verdict: Verdict): Form {
+  return verdict === "failure" ? { ...f, verdict } : { ...f, verdict, category: null, firstFailingStep: null };
+}
+
+/** What the review still needs before it can be recorded. */
+function missingFields(form: Form, schema: QaItem["campaign"]["labelSchema"], decision: "confirmed" | "corrected"): string[] {
   const missing: string[] = [];
   if (!form.verdict) missing.push("a verdict");
   if (form.verdict === "failure" && schema.requireCategory && !form.category) missing.push("the failure type");
   if (form.verdict === "failure" && schema.requireFailureStep && form.firstFailingStep === null) missing.push("the failure point");
   if (!form.reason.trim()) missing.push("your reasoning");
   if (decision === "corrected" && !form.disagreementSource) missing.push("the source of the disagreement");
+  return missing;
+}
+
+/** The review form's values (starting at the consolidated label), what it still needs, and recording it, then the next item. */
+function useQaReview({ review, campaignId, itemNo }: QaPanelProps) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const submitMutation = useMutation(trpc.qa.submit.mutationOptions());
+  const [form, setForm] = useState<Form>(() => ({ ...fromConsolidated(review.consolidated), reason: "", confidence: null, disagreementSource: null }));
+  const [error, setError] = useState("");
+  const done = review.item.qaReviewedAt !== null;
+  const decision = qaDecisionFor(review.consolidated, form);
+  const missing = missingFields(form, review.campaign.labelSchema, decision);
   const ready = !done && missing.length === 0 && !submitMutation.isPending;
-  const verdicts: Verdict[] = schema.allowNotExecutable ? ["success", "failure", "not_executable"] : ["success", "failure"];
 
   const submit = useCallback(async () => {
     if (!ready) {
@@ -186,6 +188,19 @@ function QaPanel({
     }
   }, [ready, done, missing, submitMutation, campaignId, itemNo, decision, form, queryClient, trpc, router]);
 
+  return { form, setForm, error, done, decision, ready, submit };
+}
+
+/** The QA keys (server/domain/annotation/qa-keys.ts); a recorded review only opens the guidelines. */
+function useQaKeys(
+  review: QaItem,
+  current: number,
+  qa: ReturnType<typeof useQaReview>,
+  toggleGuidelines: () => void,
+  reasonRef: RefObject<HTMLTextAreaElement | null>,
+) {
+  const schema = review.campaign.labelSchema;
+  const { done, setForm, submit } = qa;
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented) return;
@@ -198,217 +213,166 @@ function QaPanel({
       e.preventDefault();
       switch (cmd.kind) {
         case "approve":
-          setForm((f) => ({ ...f, ...fromConsolidated(review.consolidated) }));
-          break;
+          return setForm((f) => ({ ...f, ...fromConsolidated(review.consolidated) }));
         case "verdict":
-          setForm((f) => (cmd.verdict === "failure" ? { ...f, verdict: "failure" } : { ...f, verdict: cmd.verdict, category: null, firstFailingStep: null }));
-          break;
+          return setForm((f) => withVerdict(f, cmd.verdict));
         case "category":
-          setForm((f) => ({ ...f, verdict: "failure", category: schema.categories[cmd.index]! }));
-          break;
+          return setForm((f) => ({ ...f, verdict: "failure", category: schema.categories[cmd.index]! }));
         case "markFailurePoint":
           if (schema.firstFailingStep) setForm((f) => ({ ...f, verdict: "failure", firstFailingStep: f.firstFailingStep === current ? null : current }));
-          break;
+          return;
         case "focusReasoning":
-          reasonRef.current?.focus();
-          break;
+          return reasonRef.current?.focus();
         case "cycleConfidence":
-          setForm((f) => ({ ...f, confidence: cycle(DECISION_CONFIDENCES, f.confidence) }));
-          break;
+          return setForm((f) => ({ ...f, confidence: cycle(DECISION_CONFIDENCES, f.confidence) }));
         case "cycleSource":
-          setForm((f) => ({ ...f, disagreementSource: cycle(DISAGREEMENT_SOURCES, f.disagreementSource) }));
-          break;
+          return setForm((f) => ({ ...f, disagreementSource: cycle(DISAGREEMENT_SOURCES, f.disagreementSource) }));
         case "guidelines":
-          setShowGuidelines((v) => !v);
-          break;
+          return toggleGuidelines();
         case "submitAndNext":
           (document.activeElement as HTMLElement | null)?.blur?.();
-          void submit();
-          break;
+          return void submit();
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [schema, done, current, review.consolidated, submit]);
+  }, [schema, done, current, review.consolidated, setForm, submit, toggleGuidelines, reasonRef]);
+}
 
-  const c = review.consolidated;
+/** The review form in the player's side column: the labelling page's fields, plus confidence and disagreement source. */
+function QaPanel(props: QaPanelProps) {
+  const { review, current, count, go } = props;
+  const schema = review.campaign.labelSchema;
+  const qa = useQaReview(props);
+  const [showGuidelines, setShowGuidelines] = useState(false);
+  const [showHelp, setShowHelp] = useState(false);
+  const reasonRef = useRef<HTMLTextAreaElement>(null);
+  const toggleGuidelines = useCallback(() => setShowGuidelines((v) => !v), []);
+  useQaKeys(review, current, qa, toggleGuidelines, reasonRef);
+  const { form, setForm, done } = qa;
+  const verdicts: Verdict[] = schema.allowNotExecutable ? ["success", "failure", "not_executable"] : ["success", "failure"];
   return (
     <div className="flex flex-col gap-3 px-3 py-3" data-testid="qa-panel">
-      <div className="flex items-start justify-between gap-2">
-        <div className="min-w-0">
-          <div className="section-title">QA review</div>
-          <div className="truncate text-[12px] text-zinc-500">{review.campaign.name}</div>
-        </div>
-        <div className="flex gap-1">
-          <button type="button" className="btn btn-icon" title="Guidelines (g)" aria-label="Guidelines" onClick={() => setShowGuidelines((v) => !v)}>
-            G
-          </button>
-          <button type="button" className="btn btn-icon" title="QA shortcuts" aria-label="QA shortcuts" onClick={() => setShowHelp((v) => !v)}>
-            ?
-          </button>
-        </div>
-      </div>
-      {showHelp && (
-        <ul className="rounded-md bg-zinc-50 px-2 py-1.5 text-[11.5px] text-zinc-600" data-testid="qa-shortcuts">
-          {QA_SHORTCUTS.map((s) => (
-            <li key={s.description}>
-              {s.keys.map((k) => (
-                <kbd key={k} className="kbd mr-0.5">
-                  {k}
-                </kbd>
-              ))}{" "}
-              {s.description}
-            </li>
-          ))}
-        </ul>
-      )}
+      <PanelHeader title="QA review" subtitle={review.campaign.name}>
+        <button type="button" className="btn btn-icon" title="Guidelines (g)" aria-label="Guidelines" onClick={toggleGuidelines}>
+          G
+        </button>
+        <button type="button" className="btn btn-icon" title="QA shortcuts" aria-label="QA shortcuts" onClick={() => setShowHelp((v) => !v)}>
+          ?
+        </button>
+      </PanelHeader>
+      {showHelp && <ShortcutList shortcuts={QA_SHORTCUTS} testId="qa-shortcuts" />}
       {showGuidelines && (
         <div className="max-h-64 overflow-y-auto rounded-md border border-zinc-200 bg-white px-2 py-1.5 text-[12px]" data-testid="qa-guidelines">
           <GuidelinesText text={review.campaign.instructions} />
         </div>
       )}
-      {done ? (
-        <p className="rounded-md bg-emerald-50 px-2 py-1.5 text-[12px] text-emerald-900" data-testid="qa-done">
-          QA done: {c?.qaDecision ?? "reviewed"}
-          {c?.qaReviewerName ? ` by ${c.qaReviewerName}` : ""}
-          {c && ` · ${verdictName(c.verdict)}${c.category ? ` · ${c.category}` : ""}`}
-        </p>
-      ) : c ? (
-        <p className="rounded-md bg-indigo-50 px-2 py-1.5 text-[12px] text-indigo-900" data-testid="qa-consolidated">
-          Consolidated: <strong>{verdictName(c.verdict)}</strong>
-          {c.category ? ` · ${c.category}` : ""}
-          {c.firstFailingStep !== null ? ` · step ${c.firstFailingStep + 1}` : ""} ({c.method}
-          {c.adjudicatorName ? ` by ${c.adjudicatorName}` : ""})
-        </p>
-      ) : (
-        <p className="rounded-md bg-rose-50 px-2 py-1.5 text-[12px] text-rose-900" data-testid="qa-disputed">
-          The annotators disagree: decide the label it should have.
-        </p>
-      )}
-      <div className="flex gap-2" role="group" aria-label="Verdict">
-        {verdicts.map((v) => (
-          <button
-            key={v}
-            type="button"
-            disabled={done}
-            aria-pressed={form.verdict === v}
-            onClick={() => setForm((f) => (v === "failure" ? { ...f, verdict: v } : { ...f, verdict: v, category: null, firstFailingStep: null }))}
-            className={`flex h-9 flex-1 items-center justify-center gap-1.5 rounded-md border text-[12.5px] font-semibold ${form.verdict === v ? (v === "success" ? "border-emerald-400 bg-emerald-50 text-emerald-800" : v === "failure" ? "border-rose-400 bg-rose-50 text-rose-800" : "border-sky-400 bg-sky-50 text-sky-800") : "border-zinc-300 bg-white text-zinc-700"}`}
-          >
-            {verdictName(v)} <kbd className="kbd">{v === "success" ? "s" : v === "failure" ? "x" : "b"}</kbd>
-          </button>
-        ))}
-      </div>
-      {schema.categories.length > 0 && (
-        <fieldset disabled={done || form.verdict !== "failure"} className="flex flex-col gap-0.5 disabled:opacity-50">
-          <legend className="mb-1 text-[12px] font-medium text-zinc-700">Failure type</legend>
-          {schema.categories.map((cat, i) => (
-            <label key={cat} className="flex items-center gap-2 rounded px-1.5 py-0.5 text-[12.5px]">
-              <input
-                type="radio"
-                name="qa-category"
-                className="accent-rose-600"
-                checked={form.category === cat}
-                onChange={() => setForm((f) => ({ ...f, category: cat }))}
-              />
-              {i < 9 && <kbd className="kbd">{i + 1}</kbd>}
-              {cat}
-            </label>
-          ))}
-        </fieldset>
-      )}
+      <QaState review={review} done={done} />
+      <VerdictButtons
+        verdicts={verdicts}
+        value={form.verdict}
+        onChoose={(v) => setForm((f) => withVerdict(f, v))}
+        disabled={done}
+        label="Verdict"
+        name={verdictName}
+      />
+      <CategoryField
+        categories={schema.categories}
+        value={form.category}
+        onChoose={(category) => setForm((f) => ({ ...f, category }))}
+        disabled={done || form.verdict !== "failure"}
+        legend="Failure type"
+        name="qa-category"
+      />
       {schema.firstFailingStep && (
         <div className="flex flex-col gap-1">
           <span className="text-[12px] font-medium text-zinc-700">
             Failure point: {form.firstFailingStep === null ? "none" : `step ${form.firstFailingStep + 1}`} <kbd className="kbd">f</kbd>
           </span>
-          <div className="flex flex-wrap gap-1" data-testid="qa-failure-point">
-            {Array.from({ length: count }, (_, i) => (
-              <button
-                key={i}
-                type="button"
-                disabled={done || form.verdict !== "failure"}
-                onClick={() => {
-                  setForm((f) => ({ ...f, firstFailingStep: f.firstFailingStep === i ? null : i }));
-                  go(i);
-                }}
-                className={`h-6 min-w-6 rounded border px-1 text-2xs tabular-nums disabled:opacity-40 ${form.firstFailingStep === i ? "border-rose-500 bg-rose-500 text-white" : i === current ? "border-indigo-400 bg-indigo-50" : "border-zinc-300 bg-white"}`}
-              >
-                {i + 1}
-              </button>
-            ))}
-          </div>
+          <StepPicker
+            count={count}
+            current={current}
+            value={form.firstFailingStep}
+            onPick={(i) => {
+              setForm((f) => ({ ...f, firstFailingStep: f.firstFailingStep === i ? null : i }));
+              go(i);
+            }}
+            disabled={done || form.verdict !== "failure"}
+            testId="qa-failure-point"
+          />
         </div>
       )}
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-        <span>
-          Reasoning (required) <kbd className="kbd">n</kbd>
-        </span>
-        <textarea
-          ref={reasonRef}
-          value={form.reason}
-          disabled={done}
-          onChange={(e) => setForm((f) => ({ ...f, reason: e.target.value }))}
-          onKeyDown={(e) => {
-            if (e.key === "Escape") e.currentTarget.blur();
-          }}
-          rows={3}
-          maxLength={5000}
-          placeholder="What settles it? e.g. “step 5 shows the price; the answer matches”"
-          className="rounded-md border border-zinc-300 px-2 py-1 text-[12.5px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
-          data-testid="qa-reason"
-        />
-      </label>
-      <div className="grid grid-cols-2 gap-2">
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          <span>
+      <ReasonField
+        label={
+          <>
+            Reasoning (required) <kbd className="kbd">n</kbd>
+          </>
+        }
+        value={form.reason}
+        onChange={(reason) => setForm((f) => ({ ...f, reason }))}
+        textareaRef={reasonRef}
+        disabled={done}
+        maxLength={5000}
+        placeholder="What settles it? e.g. “step 5 shows the price; the answer matches”"
+        testId="qa-reason"
+      />
+      <DecisionDetails
+        confidence={form.confidence}
+        source={form.disagreementSource}
+        onConfidence={(confidence) => setForm((f) => ({ ...f, confidence }))}
+        onSource={(disagreementSource) => setForm((f) => ({ ...f, disagreementSource }))}
+        confidenceLabel={
+          <>
             Confidence <kbd className="kbd">c</kbd>
-          </span>
-          <select
-            className="field h-8"
-            disabled={done}
-            value={form.confidence ?? ""}
-            onChange={(e) => setForm((f) => ({ ...f, confidence: (e.target.value || null) as DecisionConfidence | null }))}
-            data-testid="qa-confidence"
-          >
-            <option value="">–</option>
-            {DECISION_CONFIDENCES.map((v) => (
-              <option key={v} value={v}>
-                {v}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          <span>
+          </>
+        }
+        sourceLabel={
+          <>
             Disagreement source <kbd className="kbd">d</kbd>
-          </span>
-          <select
-            className="field h-8"
-            disabled={done}
-            value={form.disagreementSource ?? ""}
-            onChange={(e) => setForm((f) => ({ ...f, disagreementSource: (e.target.value || null) as DisagreementSource | null }))}
-            data-testid="qa-source"
-          >
-            <option value="">–</option>
-            {DISAGREEMENT_SOURCES.map((v) => (
-              <option key={v} value={v}>
-                {DISAGREEMENT_SOURCE_NAMES[v]}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
+          </>
+        }
+        testIdPrefix="qa"
+        disabled={done}
+      />
       {!done && (
-        <button type="button" className="btn btn-on h-9 justify-center" aria-disabled={!ready} onClick={() => void submit()} data-testid="qa-submit">
-          {decision === "confirmed" ? "Approve" : "Override"} &amp; next <kbd className="kbd">Ctrl ⏎</kbd>
+        <button type="button" className="btn btn-on h-9 justify-center" aria-disabled={!qa.ready} onClick={() => void qa.submit()} data-testid="qa-submit">
+          {qa.decision === "confirmed" ? "Approve" : "Override"} &amp; next <kbd className="kbd">Ctrl ⏎</kbd>
         </button>
       )}
-      {error && (
+      {qa.error && (
         <p role="alert" className="text-[12px] text-rose-700" data-testid="qa-error">
-          {error}
+          {qa.error}
         </p>
       )}
     </div>
+  );
+}
+
+/** Where the item stands: reviewed already, its consolidated label, or disputed (the reviewer decides it). */
+function QaState({ review, done }: { review: QaItem; done: boolean }) {
+  const c = review.consolidated;
+  if (done) {
+    return (
+      <p className="rounded-md bg-emerald-50 px-2 py-1.5 text-[12px] text-emerald-900" data-testid="qa-done">
+        QA done: {c?.qaDecision ?? "reviewed"}
+        {c?.qaReviewerName ? ` by ${c.qaReviewerName}` : ""}
+        {c && ` · ${verdictName(c.verdict)}${c.category ? ` · ${c.category}` : ""}`}
+      </p>
+    );
+  }
+  if (c) {
+    return (
+      <p className="rounded-md bg-indigo-50 px-2 py-1.5 text-[12px] text-indigo-900" data-testid="qa-consolidated">
+        Consolidated: <strong>{verdictName(c.verdict)}</strong>
+        {c.category ? ` · ${c.category}` : ""}
+        {c.firstFailingStep !== null ? ` · step ${c.firstFailingStep + 1}` : ""} ({c.method}
+        {c.adjudicatorName ? ` by ${c.adjudicatorName}` : ""})
+      </p>
+    );
+  }
+  return (
+    <p className="rounded-md bg-rose-50 px-2 py-1.5 text-[12px] text-rose-900" data-testid="qa-disputed">
+      The annotators disagree: decide the label it should have.
+    </p>
   );
 }
