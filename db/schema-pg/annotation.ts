@@ -3,6 +3,7 @@
  * revision, consolidated labels and their history, and evaluation reveals. Mirrors db/schema/annotation.ts,
  * which documents the invariants the unique indexes hold.
  */
+import { sql } from "drizzle-orm";
 import { bigint, boolean, doublePrecision, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { AssignmentStrategy, GoldSource } from "../../server/domain/annotation/assignment";
 import type { DecisionConfidence, DisagreementSource, QaDecision } from "../../server/domain/annotation/protocols";
@@ -195,6 +196,11 @@ export const consolidatedLabels = pgTable(
     uniqueIndex("consolidated_labels_item_uq").on(t.itemId),
     // Covers the analytics read of consolidated labels, id included (see labels_campaign_analytics_idx).
     index("consolidated_labels_campaign_analytics_idx").on(t.campaignId, t.verdict, t.category, t.trajectoryId, t.firstFailingStep, t.id),
+    // Only the decided labels (adjudicated or QA-reviewed, a third of a big campaign's), with what the Human agreement
+    // page tallies of them: the tally reads these entries alone instead of every consolidated label of the campaign.
+    index("consolidated_labels_decisions_idx")
+      .on(t.campaignId, t.method, t.qaDecision, t.confidence, t.disagreementSource)
+      .where(sql`${t.method} = 'adjudicated' or ${t.qaDecision} is not null`),
     index("consolidated_labels_trajectory_latest_idx").on(t.trajectoryId, t.campaignId, t.verdict, t.category),
   ],
 );

@@ -291,6 +291,11 @@ export const consolidatedLabels = sqliteTable(
     uniqueIndex("consolidated_labels_item_uq").on(t.itemId),
     // Covers the analytics read of consolidated labels, grouped by campaign, verdict and category.
     index("consolidated_labels_campaign_analytics_idx").on(t.campaignId, t.verdict, t.category, t.trajectoryId, t.firstFailingStep, t.id),
+    // Only the decided labels (adjudicated or QA-reviewed, a third of a big campaign's), with what the Human agreement
+    // page tallies of them: the tally reads these entries alone instead of every consolidated label of the campaign.
+    index("consolidated_labels_decisions_idx")
+      .on(t.campaignId, t.method, t.qaDecision, t.confidence, t.disagreementSource)
+      .where(sql`${t.method} = 'adjudicated' or ${t.qaDecision} is not null`),
     // Serves look-ups by trajectory and the trajectory list's "latest consolidated label" in one ordered pass.
     index("consolidated_labels_trajectory_latest_idx").on(t.trajectoryId, t.campaignId, t.verdict, t.category),
   ],

@@ -67,6 +67,13 @@ function viewsOf(db: Db, campaignId: number, judge: string): { views: View[]; af
       sql`update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ${campaignId})`,
     );
   };
+  // One judge verdict flipped, as the analytics bench's "after a verdict" writes it.
+  const afterVerdict = async () => {
+    await rawRun(
+      db,
+      sql`update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from evaluator_verdicts where evaluator_key = ${judge})`,
+    );
+  };
   const cold = () => clearAnalyticsCache(db);
   const oneJudge = () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judge });
   const majorityBySite = () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judge, reference: { kind: "majority" }, by: "site" });
@@ -97,6 +104,8 @@ function viewsOf(db: Db, campaignId: number, judge: string): { views: View[]; af
     ["judge agreement, all settings, after a label", allJudges, afterLabel],
     ["human agreement, after a label", humans, afterLabel],
     ["human consensus, after a label", consensus, afterLabel],
+    ["human agreement split by site, after a verdict", humansBySite, afterVerdict],
+    ["human agreement, after a verdict", humans, afterVerdict],
   ];
   return { views, afterLabel, cold };
 }

@@ -10,6 +10,7 @@ import { createCampaign, setCampaignQaReviewers } from "../../server/services/an
 import { mayFetchScreenshot } from "../../server/services/access/scope";
 import { getStepWindow } from "../../server/services/trajectory-views";
 import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns } from "../../db/repositories/analytics";
+import { decisionTallies } from "../../db/repositories/annotation/labels";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
@@ -136,5 +137,21 @@ describeEachBackend("query plans of the hot look-ups", (backend) => {
         `${index}:\n${plan.join("\n")}`,
       ).toBe(true);
     }
+  });
+  it("the Human agreement page's tally of decisions reads only the decided consolidated labels, from their own index", async () => {
+    if (backend === "postgres") await rawRun(ctx.db, sql`vacuum analyze consolidated_labels`);
+    const statements = await recordStatements(ctx.db, async () => {
+      await decisionTallies(ctx.db, [campaignId]);
+    });
+    const read = statements.filter((s) => /from "?consolidated_labels"?/.test(s.sql));
+    expect(read).toHaveLength(1);
+    const plan = await queryPlan(ctx.db, read[0]!);
+    // A partial index of the adjudicated and QA-reviewed labels holding every column tallied: no other row is read.
+    const covered = backend === "sqlite" ? /USING COVERING INDEX consolidated_labels_decisions_idx/ : /Index Only Scan using consolidated_labels_decisions_idx/;
+    expect(
+      plan.some((l) => covered.test(l)),
+      plan.join("\n"),
+    ).toBe(true);
+    expect(tableScans(plan)).toEqual([]);
   });
 });

@@ -12,6 +12,11 @@ import {
   cohenKappaCodes,
   createRng,
   encodeLabels,
+  fleissKappaFromSummaries,
+  fleissKappaFromTotals,
+  ItemPatterns,
+  KrippendorffAccumulator,
+  krippendorffAlphaInterval,
   LabelCodec,
   MISSING,
   PairTables,
@@ -164,5 +169,64 @@ describe("pair tables", () => {
     expect(large.pairs()).toEqual(expected);
     expect(Array.from(small.table(0, 2))).toEqual([1, 0, 0, 2, 0, 0, 0, 0, 0]);
     expect(Array.from(large.table(0, 2))).toEqual([1, 0, 0, 2, 0, 0, 0, 0, 0]);
+  });
+});
+
+describe("items grouped by their category counts", () => {
+  // 60 items × 3 ratings over 3 categories; each group of identical rows is then added once with its multiplicity.
+  const rng = createRng(5);
+  const rows: number[][] = [];
+  for (let i = 0; i < 60; i++) {
+    const row = [0, 0, 0];
+    const latent = Math.floor(rng() * 3);
+    for (let r = 0; r < 3; r++) row[rng() < 0.7 ? latent : Math.floor(rng() * 3)]!++;
+    rows.push(row);
+  }
+  const groups = new Map<string, { row: number[]; n: number }>();
+  for (const row of rows) {
+    const g = groups.get(row.join());
+    if (g) g.n++;
+    else groups.set(row.join(), { row, n: 1 });
+  }
+
+  it("give Krippendorff's α exactly as the items one by one", () => {
+    const one = new KrippendorffAccumulator();
+    for (const row of rows) {
+      row.forEach((v, c) => {
+        for (let t = 0; t < v; t++) one.add(c);
+      });
+      one.endUnit();
+    }
+    const grouped = new KrippendorffAccumulator();
+    for (const { row, n } of groups.values()) grouped.addUnits(row, 3, n);
+    expect(groups.size).toBeLessThan(rows.length);
+    expect(grouped.result(["a", "b", "c"])).toEqual(one.result(["a", "b", "c"]));
+    expect(one.result(["a", "b", "c"]).alpha).not.toBeNull();
+  });
+
+  it("give the same patterns, pattern indices and bootstrap interval with multiplicities as item by item", () => {
+    const one = new ItemPatterns(3, ["a", "b", "c"]);
+    const indices = rows.map((row) => one.add(row));
+    expect(one.add([0, 0, 0])).toBe(-1);
+    expect(one.patternCounts(indices[7]!)).toEqual(rows[7]);
+    expect(one.size).toBe(groups.size);
+    const grouped = new ItemPatterns(3, ["a", "b", "c"]);
+    for (const { row, n } of groups.values()) grouped.add(row, n);
+    const estimate = { alpha: 0.3, reason: null };
+    expect(krippendorffAlphaInterval(grouped, estimate, { replicates: 300 })).toEqual(krippendorffAlphaInterval(one, estimate, { replicates: 300 }));
+  });
+
+  it("give Fleiss' κ from the totals as from the per-item summaries", () => {
+    const totals = [0, 0, 0];
+    let squares = 0;
+    for (const row of rows) row.forEach((v, c) => ((totals[c]! += v), (squares += v * v)));
+    const m = rows.map(() => 3);
+    expect(fleissKappaFromTotals({ items: 60, minRatings: 3, maxRatings: 3 }, squares, totals, ["a", "b", "c"])).toEqual(
+      fleissKappaFromSummaries(m, squares, totals, ["a", "b", "c"]),
+    );
+    expect(fleissKappaFromTotals({ items: 60, minRatings: 2, maxRatings: 3 }, squares, totals, ["a", "b", "c"]).reason).toMatch(
+      /different numbers of ratings \(2 to 3\)/,
+    );
+    expect(fleissKappaFromTotals({ items: 0, minRatings: Infinity, maxRatings: -Infinity }, 0, [0, 0, 0], ["a", "b", "c"]).reason).toBe("no items");
   });
 });

@@ -52,9 +52,7 @@ export function fleissKappaFromSummaries(
   categoryTotals: readonly number[],
   categories: readonly string[],
 ): FleissKappaResult {
-  const labels = categories.slice();
   const N = ratingsPerItem.length;
-  if (N === 0) return undefinedResult({ items: 0, ratingsPerItem: null, categories: labels }, "no items");
   let minM = Infinity;
   let maxM = -Infinity;
   for (let i = 0; i < N; i++) {
@@ -62,6 +60,24 @@ export function fleissKappaFromSummaries(
     if (m < minM) minM = m;
     if (m > maxM) maxM = m;
   }
+  return fleissKappaFromTotals({ items: N, minRatings: minM, maxRatings: maxM }, sumOfSquaredCounts, categoryTotals, categories);
+}
+
+/**
+ * Fleiss' κ from the number of items, the fewest and most ratings an item has, Σ_i Σ_c n_ic² and the category
+ * totals: all the summaries need of the items, for callers that hold items grouped by their counts.
+ */
+export function fleissKappaFromTotals(
+  shape: { items: number; minRatings: number; maxRatings: number },
+  sumOfSquaredCounts: number,
+  categoryTotals: readonly number[],
+  categories: readonly string[],
+): FleissKappaResult {
+  const labels = categories.slice();
+  const N = shape.items;
+  if (N === 0) return undefinedResult({ items: 0, ratingsPerItem: null, categories: labels }, "no items");
+  const minM = shape.minRatings;
+  const maxM = shape.maxRatings;
   if (minM !== maxM) {
     return undefinedResult(
       { items: N, ratingsPerItem: null, categories: labels },

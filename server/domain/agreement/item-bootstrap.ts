@@ -35,8 +35,11 @@ export class ItemPatterns {
     private readonly categories?: readonly string[],
   ) {}
 
-  /** One item's category counts (length ≥ k; entries past k ignored). Items with no rating are not added. */
-  add(itemCounts: ArrayLike<number>): void {
+  /**
+   * One item's category counts (length ≥ k; entries past k ignored), or `weight` items with the same counts.
+   * Items with no rating are not added. Returns the pattern's index (see `patternCounts`), or −1 for no rating.
+   */
+  add(itemCounts: ArrayLike<number>, weight = 1): number {
     let m = 0;
     // The pattern's key: its counts as digits of a number while they fit (up to 8 categories of fewer than 64
     // ratings each, exact below 2^53), else as text; one item after another is added this way, so no text is built
@@ -49,20 +52,32 @@ export class ItemPatterns {
       if (!(v >= 0 && v < 64 && Number.isInteger(v))) numeric = false;
       else code = code * 64 + v;
     }
-    if (m === 0) return;
+    if (m === 0) return -1;
     let key: number | string = code;
     if (!numeric) {
       key = "";
       for (let c = 0; c < this.k; c++) key += `${itemCounts[c]},`;
     }
-    const p = this.index.get(key);
-    if (p !== undefined) this.multiplicity[p]!++;
+    let p = this.index.get(key);
+    if (p !== undefined) this.multiplicity[p]! += weight;
     else {
-      this.index.set(key, this.multiplicity.length);
-      this.multiplicity.push(1);
+      p = this.multiplicity.length;
+      this.index.set(key, p);
+      this.multiplicity.push(weight);
       for (let c = 0; c < this.k; c++) this.counts.push(itemCounts[c]!);
     }
-    this.items++;
+    this.items += weight;
+    return p;
+  }
+
+  /** Distinct patterns added so far. */
+  get size(): number {
+    return this.multiplicity.length;
+  }
+
+  /** The k category counts of pattern `p` (an index `add` returned). */
+  patternCounts(p: number): number[] {
+    return this.counts.slice(p * this.k, (p + 1) * this.k);
   }
 
   /** Patterns (and their items) with at least `minRatings` ratings. */

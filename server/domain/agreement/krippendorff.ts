@@ -96,6 +96,34 @@ export class KrippendorffAccumulator {
     this.touchedCount = 0;
   }
 
+  /**
+   * Adds `weight` units whose values have the category counts `counts` (k entries): the same as adding each value
+   * and closing the unit, `weight` times.
+   */
+  addUnits(counts: ArrayLike<number>, k: number, weight: number): void {
+    if (k > 0) this.ensure(k - 1);
+    let m = 0;
+    let sumSq = 0;
+    for (let c = 0; c < k; c++) {
+      const v = counts[c]!;
+      m += v;
+      sumSq += v * v;
+    }
+    if (m < 2 || weight === 0) return;
+    this.pairableUnits += weight;
+    this.pairableValues += weight * m;
+    for (let c = 0; c < k; c++) if (counts[c]) this.valueTotals[c]! += weight * counts[c]!;
+    const d = m * m - sumSq;
+    if (d !== 0) {
+      if (m >= this.disagreementByM.length) {
+        const next = new Float64Array(Math.max(m + 1, this.disagreementByM.length * 2));
+        next.set(this.disagreementByM);
+        this.disagreementByM = next;
+      }
+      this.disagreementByM[m]! += weight * d;
+    }
+  }
+
   result(categories: string[]): KrippendorffResult {
     const n = this.pairableValues;
     const base = { pairableUnits: this.pairableUnits, pairableValues: n, categories };

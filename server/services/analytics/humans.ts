@@ -24,6 +24,7 @@ import { labelsCount, qualificationStandingsOf } from "../../domain/annotation/q
 import {
   dawidSkene,
   fleissKappaFromSummaries,
+  fleissKappaFromTotals,
   fleissKappaInterval,
   ItemPatterns,
   krippendorffAlphaInterval,
@@ -234,37 +235,86 @@ function agreeingShare(counts: Int32Array, total: number): number {
 }
 
 /**
- * α, Fleiss' κ (each with its interval) and Fleiss' P̄ of the items `items`, from their category counts (`counts`,
- * k per item): the figures of one group of a split.
+ * One level's items (verdict, or verdict with category) as the split's groups count them: the campaign's items
+ * grouped by their category counts (patterns, few of them: three annotators and two verdicts make four), each
+ * item's pattern (−1 without a decided label), and per pattern its counts, its ratings and its share of agreeing
+ * rating pairs (Fleiss' P_i; NaN below two ratings).
  */
-function levelFromItemCounts(counts: Int32Array, k: number, items: readonly number[], categories: string[], memo: IntervalMemo): LevelAgreement {
+interface LevelPatterns {
+  k: number;
+  of: Int32Array;
+  counts: number[][];
+  ratings: Int32Array;
+  share: Float64Array;
+}
+
+function levelPatterns(patterns: ItemPatterns, of: Int32Array): LevelPatterns {
+  const k = patterns.k;
+  const counts = Array.from({ length: patterns.size }, (_, p) => patterns.patternCounts(p));
+  const ratings = new Int32Array(counts.length);
+  const share = new Float64Array(counts.length);
+  counts.forEach((row, p) => {
+    let m = 0;
+    let pairs = 0;
+    for (let c = 0; c < k; c++) {
+      m += row[c]!;
+      pairs += row[c]! * (row[c]! - 1);
+    }
+    ratings[p] = m;
+    // As CountAgreement adds one item, so the sum below is the same number to the last bit.
+    share[p] = m < 2 ? NaN : (1 * pairs) / (m * (m - 1));
+  });
+  return { k, of, counts, ratings, share };
+}
+
+/**
+ * α, Fleiss' κ (each with its interval) and Fleiss' P̄ of the items `items`: the figures of one group of a split.
+ * The group's items are tallied by pattern, and each coefficient computed from the patterns with their
+ * multiplicities (integer sums, so exactly what adding the items one by one gives); P̄ sums the items' shares in
+ * item order, as adding them one by one does.
+ */
+function levelOfGroup(level: LevelPatterns, items: readonly number[], categories: string[], memo: IntervalMemo): LevelAgreement {
+  const { k, of, counts, ratings, share } = level;
+  const weight = new Int32Array(counts.length);
+  let pairable = 0;
+  let pairwiseSum = 0;
+  for (const x of items) {
+    const p = of[x]!;
+    if (p < 0) continue;
+    weight[p]!++;
+    if (ratings[p]! >= 2) {
+      pairable++;
+      pairwiseSum += share[p]!;
+    }
+  }
   const alpha = new KrippendorffAccumulator();
   const patterns = new ItemPatterns(k, categories);
-  const percent = new CountAgreement(k);
-  const m: number[] = [];
   const totals = new Array<number>(k).fill(0);
   let sumSquares = 0;
-  for (const x of items) {
-    const row = counts.subarray(x * k, (x + 1) * k);
-    let ratings = 0;
+  let rated = 0;
+  let minRatings = Infinity;
+  let maxRatings = -Infinity;
+  for (let p = 0; p < counts.length; p++) {
+    const w = weight[p]!;
+    if (w === 0) continue;
+    const row = counts[p]!;
+    alpha.addUnits(row, k, w);
+    patterns.add(row, w);
     for (let c = 0; c < k; c++) {
-      for (let t = 0; t < row[c]!; t++) alpha.add(c);
-      ratings += row[c]!;
-      totals[c]! += row[c]!;
-      sumSquares += row[c]! * row[c]!;
+      totals[c]! += w * row[c]!;
+      sumSquares += w * row[c]! * row[c]!;
     }
-    alpha.endUnit();
-    patterns.add(row);
-    percent.add(row);
-    if (ratings > 0) m.push(ratings);
+    rated += w;
+    minRatings = Math.min(minRatings, ratings[p]!);
+    maxRatings = Math.max(maxRatings, ratings[p]!);
   }
   const a = alpha.result(categories);
-  const f = fleissKappaFromSummaries(m, sumSquares, totals, categories);
+  const f = fleissKappaFromTotals({ items: rated, minRatings, maxRatings }, sumSquares, totals, categories);
   return {
     categories,
     alpha: { ...a, interval: krippendorffAlphaInterval(patterns, a, {}, memo) },
     fleiss: { ...f, interval: fleissKappaInterval(patterns, f, {}, memo) },
-    percent: percent.meanPairwise(),
+    percent: { value: pairable ? pairwiseSum / pairable : null, items: pairable },
   };
 }
 
@@ -382,9 +432,9 @@ function tallyItems(l: CampaignLabelColumns, g: Grouped, codes: LabelCodes, R: n
   const combinedPairs = new PairTables(R, KC);
   const vc = new Int32Array(2);
   const cc = new Int32Array(KC);
-  // Per item, its counts at both levels (for the split's groups) and its trajectory.
-  const itemVerdictCounts = new Int32Array(nItems * 2);
-  const itemCombinedCounts = new Int32Array(nItems * KC);
+  // Per item, its pattern at both levels (for the split's groups; −1 without a decided label).
+  const itemVerdictPattern = new Int32Array(nItems);
+  const itemCombinedPattern = new Int32Array(nItems);
   const verdictPatterns = new ItemPatterns(2, ["success", "failure"]);
   const combinedPatterns = new ItemPatterns(KC, combinedNames);
   const categoryPatterns = new ItemPatterns(categoryNames.length, categoryNames);
@@ -451,10 +501,8 @@ function tallyItems(l: CampaignLabelColumns, g: Grouped, codes: LabelCodes, R: n
     categoryAlpha.endUnit();
     verdictCounts.add(vc);
     combinedCounts.add(cc);
-    verdictPatterns.add(vc);
-    combinedPatterns.add(cc);
-    itemVerdictCounts.set(vc, x * 2);
-    itemCombinedCounts.set(cc, x * KC);
+    itemVerdictPattern[x] = verdictPatterns.add(vc);
+    itemCombinedPattern[x] = combinedPatterns.add(cc);
     categoryPatterns.add(cc.subarray(2));
     const m = vc[0]! + vc[1]!;
     if (m >= 2) pairableItems++;
@@ -495,8 +543,8 @@ function tallyItems(l: CampaignLabelColumns, g: Grouped, codes: LabelCodes, R: n
     combinedTotals,
     verdictPairs,
     combinedPairs,
-    itemVerdictCounts,
-    itemCombinedCounts,
+    itemVerdictPattern,
+    itemCombinedPattern,
     verdictPatterns,
     combinedPatterns,
     categoryPatterns,
@@ -629,9 +677,8 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string, op
         by,
         base,
         campaignId,
-        itemVerdictCounts: t.itemVerdictCounts,
-        itemCombinedCounts: t.itemCombinedCounts,
-        KC,
+        verdict: levelPatterns(t.verdictPatterns, t.itemVerdictPattern),
+        combined: levelPatterns(t.combinedPatterns, t.itemCombinedPattern),
         combinedNames,
       })
     : null;
@@ -705,13 +752,12 @@ async function splitHumanAgreement(
     by: string;
     base: Selection;
     campaignId: number;
-    itemVerdictCounts: Int32Array;
-    itemCombinedCounts: Int32Array;
-    KC: number;
+    verdict: LevelPatterns;
+    combined: LevelPatterns;
     combinedNames: string[];
   },
 ): Promise<NonNullable<HumanAgreementResult["split"]>> {
-  const { l, g, by, base, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames } = a;
+  const { l, g, by, base, campaignId, verdict, combined, combinedNames } = a;
   const memo = await intervalMemoFor(db);
   const facts = await getFacts(db);
   const groups = await splitFacts(db, facts, resolveSplitKey(facts, by));
@@ -731,8 +777,8 @@ async function splitHumanAgreement(
               key: group.key,
               label: group.label,
               items: members[i]!.length,
-              verdict: levelFromItemCounts(itemVerdictCounts, 2, members[i]!, ["success", "failure"], memo),
-              combined: levelFromItemCounts(itemCombinedCounts, KC, members[i]!, combinedNames, memo),
+              verdict: levelOfGroup(verdict, members[i]!, ["success", "failure"], memo),
+              combined: levelOfGroup(combined, members[i]!, combinedNames, memo),
               sel: { ...base, ...group.sel, campaign: { campaignId } },
             },
           ]

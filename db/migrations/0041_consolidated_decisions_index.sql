@@ -1,0 +1,1 @@
+CREATE INDEX `consolidated_labels_decisions_idx` ON `consolidated_labels` (`campaign_id`,`method`,`qa_decision`,`confidence`,`disagreement_source`) WHERE "consolidated_labels"."method" = 'adjudicated' or "consolidated_labels"."qa_decision" is not null;
