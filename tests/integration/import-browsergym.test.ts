@@ -9,6 +9,7 @@ import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 import { escapeRegExp, storeSnapshot } from "../helpers/db-snapshot";
 import { experimentDirName, summary, writeExperiment, type ExperimentSpec } from "../helpers/browsergym-fixture";
+import { titled } from "../helpers/requirements";
 
 let ctx: TestContext;
 beforeEach(() => {
@@ -162,7 +163,7 @@ const realSummary = sharedPath(
   "2024-08-01_10-20-52_GenericAgent_on_miniwob.ascending-numbers_64_e6d2d5",
   "summary_info.json",
 );
-describe.skipIf(!realSummary)("BrowserGym importer on AgentLab's real summary_info.json (skipped: ../shared/fixtures absent)", () => {
+describe.skipIf(!realSummary)(titled("BrowserGym importer on AgentLab's real summary_info.json", realSummary ? null : "../shared/fixtures absent"), () => {
   it("reads the real summary: error outcome, reward 0 as a failure verdict", async () => {
     const dir = path.join(ctx.dir, "test_study", path.basename(path.dirname(realSummary!)));
     await writeExperiment(

@@ -8,6 +8,7 @@ import { detectImporter } from "../../server/importers/registry";
 import type { ImportItem, Importer } from "../../server/importers/types";
 import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
+import { titled } from "../helpers/requirements";
 
 let ctx: TestContext;
 beforeEach(() => {
@@ -25,7 +26,7 @@ async function itemsOf(importer: Importer, input: string): Promise<ImportItem[]>
 
 const webarena = sharedPath("fixtures", "real", "webarena-huiyuanyan");
 
-describe.skipIf(!webarena)("WebArena renders from HuiyuanYan/webarena (skipped: ../shared/fixtures/real absent)", () => {
+describe.skipIf(!webarena)(titled("WebArena renders from HuiyuanYan/webarena", webarena ? null : "../shared/fixtures/real absent"), () => {
   it("imports all 11 renders with nothing skipped, error.txt read, and re-imports unchanged", async () => {
     const importer = await detectImporter(webarena!);
     expect(importer.format).toBe("vwa-render");
@@ -58,7 +59,7 @@ describe.skipIf(!webarena)("WebArena renders from HuiyuanYan/webarena (skipped: 
 
 const pr301 = sharedPath("fixtures", "real", "browsergym-pr301");
 
-describe.skipIf(!pr301)("BrowserGym experiments from BrowserGym PR 301 (skipped: ../shared/fixtures/real absent)", () => {
+describe.skipIf(!pr301)(titled("BrowserGym experiments from BrowserGym PR 301", pr301 ? null : "../shared/fixtures/real absent"), () => {
   it("imports all 9 experiments with goals and actions from experiment.log, reports beside them passed over", async () => {
     const importer = await detectImporter(pr301!);
     expect(importer.format).toBe("browsergym");
@@ -92,7 +93,7 @@ describe.skipIf(!pr301)("BrowserGym experiments from BrowserGym PR 301 (skipped:
 
 const agentlab = sharedPath("fixtures", "real", "agentlab-error-analysis");
 
-describe.skipIf(!agentlab)("AgentLab error-analysis experiments (skipped: ../shared/fixtures/real absent)", () => {
+describe.skipIf(!agentlab)(titled("AgentLab error-analysis experiments", agentlab ? null : "../shared/fixtures/real absent"), () => {
   it("imports all 4 experiments with no screenshots and no log; study summaries and the error report are passed over", async () => {
     const importer = await detectImporter(agentlab!);
     expect(importer.format).toBe("browsergym");

@@ -11,6 +11,7 @@ import { createTestContext, sharedPath, type TestContext } from "../helpers/cont
 import { escapeRegExp, storeSnapshot } from "../helpers/db-snapshot";
 import { SHOPPING_CONFIG, writeRender, writeVwaResultDir } from "../helpers/vwa-render-fixture";
 import { tinyPng } from "../helpers/webvoyager-fixture";
+import { titled } from "../helpers/requirements";
 
 let ctx: TestContext;
 beforeEach(() => {
@@ -191,7 +192,7 @@ describe("VisualWebArena render importer", () => {
 });
 
 const vwaConfigs = sharedPath("fixtures", "visualwebarena", "config_files", "vwa");
-describe.skipIf(!vwaConfigs)("VWA render joins the task configs from ../shared (skipped: ../shared/fixtures absent)", () => {
+describe.skipIf(!vwaConfigs)(titled("VWA render joins the task configs from ../shared", vwaConfigs ? null : "../shared/fixtures absent"), () => {
   it("attaches the trajectory to the task the task file defined, without overwriting it", async () => {
     const configs = await runImport(ctx, { path: vwaConfigs!, format: "vwa-tasks" });
     expect(configs.tasks.created).toBe(910);

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteClient } from "../../db/database";
 import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
+import { titled } from "../helpers/requirements";
 
 let ctx: TestContext;
 beforeEach(() => {
@@ -12,7 +13,7 @@ afterEach(async () => {
 });
 
 const configs = sharedPath("fixtures", "visualwebarena", "config_files");
-describe.skipIf(!configs)("VWA task-config importer on ../shared fixtures (skipped: ../shared/fixtures absent)", () => {
+describe.skipIf(!configs)(titled("VWA task-config importer on ../shared fixtures", configs ? null : "../shared/fixtures absent"), () => {
   it("imports all 910 VWA tasks and 812 WebArena tasks with their evaluators verbatim", async () => {
     const report = await runImport(ctx, { path: configs! });
     expect(report.format).toBe("vwa-tasks");

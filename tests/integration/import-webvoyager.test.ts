@@ -6,6 +6,7 @@ import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
+import { titled } from "../helpers/requirements";
 
 let ctx: TestContext;
 beforeEach(() => {
@@ -140,7 +141,7 @@ describe("WebVoyager importer on a self-made fixture", () => {
 });
 
 const examples = sharedPath("fixtures", "webvoyager", "results", "examples");
-describe.skipIf(!examples)("WebVoyager importer on ../shared fixtures (skipped: ../shared/fixtures absent)", () => {
+describe.skipIf(!examples)(titled("WebVoyager importer on ../shared fixtures", examples ? null : "../shared/fixtures absent"), () => {
   it("imports all 10 real trajectories with tasks and reference answers, then reports 10 unchanged", async () => {
     const first = await runImport(ctx, { path: examples! });
     expect([first.created, first.updated, first.unchanged]).toEqual([10, 0, 0]);

@@ -16,6 +16,7 @@ import {
 import { wordTokenize } from "../../server/domain/evaluation/vwa/tokenize";
 import { cleanUrl, evaluateUrlMatch, resolvePlaceholders } from "../../server/domain/evaluation/vwa/url-match";
 import { sharedPath } from "../helpers/context";
+import { titled } from "../helpers/requirements";
 
 // VisualWebArena's own harness examples, copied under tests/fixtures (see its README); the full task configs stay in ../shared.
 const harness = path.resolve(import.meta.dirname, "..", "fixtures", "visualwebarena", "tests", "test_evaluation_harness", "configs");
@@ -350,7 +351,7 @@ interface RawVwaTask {
   };
 }
 
-describe.skipIf(!configDir)("all 910 VisualWebArena task configs (skipped: ../shared/fixtures absent)", () => {
+describe.skipIf(!configDir)(titled("all 910 VisualWebArena task configs", configDir ? null : "../shared/fixtures absent"), () => {
   const sites = ["classifieds", "reddit", "shopping"];
   const tasks = configDir
     ? sites.flatMap((s) =>
