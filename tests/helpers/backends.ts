@@ -16,7 +16,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { closeDatabase } from "../../db/database";
 import { closeQueueFor } from "../../server/services/jobs/installation-queue";
 import { migratePostgres, openPostgres, closePostgres } from "../../db/postgres";
@@ -73,6 +73,35 @@ export function describeEachBackend(title: string, body: (backend: TestBackend) 
     }
     describe(`${title} [${backend}]`, () => body(backend));
   }
+}
+
+/** What `it` takes: a title, the test, and its timeout. */
+export type TestRegistrar = (name: string, fn: () => unknown, timeout?: number) => void;
+
+/**
+ * `it` on one engine only, for a test inside a describeEachBackend block whose subject does not depend on the database
+ * engine (what Chromium, a policy or a web server does): it runs on the first engine of VERDICT_TEST_BACKENDS and is
+ * not registered on the others, so it runs once per run instead of once per engine without showing as a skip. What
+ * the engine decides (how rows are stored and read, queue claims, leases, concurrency across workers) keeps `it`
+ * and runs on both. The file says why its tests qualify.
+ */
+export function onOneEngine(backend: TestBackend, env: NodeJS.ProcessEnv = process.env): TestRegistrar {
+  if (!isFirstEngine(backend, env)) return () => {};
+  return (name, fn, timeout) => it(name, fn, timeout);
+}
+
+/**
+ * Whether `backend` is the engine that runs the tests registered with onOneEngine. A describe block all of whose tests
+ * are such tests is registered only `if (isFirstEngine(backend))`: vitest fails a block left with no test.
+ */
+export function isFirstEngine(backend: TestBackend, env: NodeJS.ProcessEnv = process.env): boolean {
+  return backend === testBackends(env)[0];
+}
+
+/** A describe block on one engine only (see onOneEngine), titled `title [backend]`: a file none of whose tests depends on it. */
+export function describeOnOneEngine(title: string, body: (backend: TestBackend) => void): void {
+  const backend = testBackends()[0] ?? "sqlite";
+  describe(`${title} [${backend}]`, () => body(backend));
 }
 
 /** A throwaway installation on `backend`: its own database, data folder and screenshot store. */

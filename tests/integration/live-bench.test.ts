@@ -34,7 +34,7 @@ import { LIVE_RULES_EVALUATOR_KEY } from "../../server/services/live/run-task";
 import { runRunnerWorker } from "../../server/services/live/worker";
 import { sql } from "drizzle-orm";
 import { rawAll } from "../../db/database";
-import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import { createBackendContext, describeEachBackend, onOneEngine } from "../helpers/backends";
 import { runCliInProcess, spawnCli } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI } from "../helpers/fake-openai";
@@ -161,6 +161,11 @@ type RecordedTask = Awaited<ReturnType<typeof trajectories>>[number];
 const sha = (b: Buffer) => crypto.createHash("sha256").update(b).digest("hex");
 
 describeEachBackend("live runs against a deployment profile", (backend) => {
+  // What these tests check is Chromium's and the runner's behaviour (limits, sign-in, resets, hosts, a dying browser),
+  // which no database engine changes: `once` runs them on one engine. The scripted run (its trajectory, steps and HAR
+  // stored and read back), the success rate and tasks per host (concurrency across the queue's claims) are the
+  // engine's business and run on both.
+  const once = onOneEngine(backend);
   beforeEach(async () => {
     ctx = await createBackendContext(backend, "verdict-bench-");
     browsers = [];
@@ -175,7 +180,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
   });
 
   describe.skipIf(!haveChromium)(titled("runs", noChromium), () => {
-    it("a task file's own step and time limits end its trajectory as step_limit / time_limit; others get the run's", async () => {
+    once("a task file's own step and time limits end its trajectory as step_limit / time_limit; others get the run's", async () => {
       // VisualWebArena configs with limits, run against the profile.
       const lab = await profile();
       const ids = await importTasks([vwaTask(0, { max_steps: 2 }), vwaTask(1, { time_limit_seconds: 2 })]);
@@ -229,7 +234,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       expect(c!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 3, outcomeDetail: "reached the step limit (3) without an answer" });
     });
 
-    it("a run's signed-in sessions end with the run: the next run signs in again", async () => {
+    once("a run's signed-in sessions end with the run: the next run signs in again", async () => {
       const lab = await profile();
       const ids = await importTasks([vwaTask(0), vwaTask(1)]);
       const policy = { kind: "scripted" as const, source: "actions" as const, actions: ["stop [Red kettle]"] };
@@ -357,7 +362,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       expect(detail.successRate).toEqual({ successes: 2, n: 2, infraErrors: 0, blocked: 0 });
     });
 
-    it("the VLM policy gets the task's input image; each step's prompt is stored with images as hashes", async () => {
+    once("the VLM policy gets the task's input image; each step's prompt is stored with images as hashes", async () => {
       const lab = await profile();
       const fake = await startFakeOpenAI();
       try {
@@ -482,7 +487,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       expect(overview.columns.map((c) => [c.total.successes, c.total.n])).toEqual([[1, 1]]);
     });
 
-    it("an input image that cannot be fetched, or sits on a host outside the profile, is an infrastructure error naming the task and the URL", async () => {
+    once("an input image that cannot be fetched, or sits on a host outside the profile, is an infrastructure error naming the task and the URL", async () => {
       const lab = await profile();
       const other = await startLoginSite("other", "Green mug");
       try {
@@ -514,57 +519,60 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       }
     });
 
-    it("review 2, L5: a reset hook on a host of its own is called at its exact URL only; a task's input image and the run's pages cannot reach that host", async () => {
-      const hookRequests: string[] = [];
-      const hooks = http.createServer((req, res) => {
-        hookRequests.push(`${req.method} ${req.url}`);
-        res.writeHead(200, { "content-type": "text/plain" }).end("reset");
-      });
-      await new Promise<void>((r) => hooks.listen(0, "127.0.0.1", r));
-      const hookPort = (hooks.address() as AddressInfo).port;
-      try {
-        const lab = await createDeploymentProfile(ctx.db, {
-          name: "hooks apart",
-          sites: [
-            {
-              placeholder: "__REDDIT__",
-              url: `${forum.baseUrl}/`,
-              login: {
-                kind: "recipe",
-                url: `${forum.baseUrl}/login`,
-                usernameSelector: "#user",
-                passwordSelector: "#pass",
-                submitSelector: "#go",
-                username: SITE_USER,
-                password: SITE_PASSWORD,
+    once(
+      "review 2, L5: a reset hook on a host of its own is called at its exact URL only; a task's input image and the run's pages cannot reach that host",
+      async () => {
+        const hookRequests: string[] = [];
+        const hooks = http.createServer((req, res) => {
+          hookRequests.push(`${req.method} ${req.url}`);
+          res.writeHead(200, { "content-type": "text/plain" }).end("reset");
+        });
+        await new Promise<void>((r) => hooks.listen(0, "127.0.0.1", r));
+        const hookPort = (hooks.address() as AddressInfo).port;
+        try {
+          const lab = await createDeploymentProfile(ctx.db, {
+            name: "hooks apart",
+            sites: [
+              {
+                placeholder: "__REDDIT__",
+                url: `${forum.baseUrl}/`,
+                login: {
+                  kind: "recipe",
+                  url: `${forum.baseUrl}/login`,
+                  usernameSelector: "#user",
+                  passwordSelector: "#pass",
+                  submitSelector: "#go",
+                  username: SITE_USER,
+                  password: SITE_PASSWORD,
+                },
+                reset: { method: "POST", url: `http://127.0.0.1:${hookPort}/reset/forum` },
               },
-              reset: { method: "POST", url: `http://127.0.0.1:${hookPort}/reset/forum` },
-            },
-          ],
-        });
-        const ids = await importTasks([vwaTask(0, { image: `http://127.0.0.1:${hookPort}/reset/everything-via-image` }), vwaTask(1)]);
-        const { runId } = await start({
-          tasks: { from: "tasks", taskIds: ids },
-          policy: { kind: "scripted", source: "actions", actions: [`goto [http://127.0.0.1:${hookPort}/reset/from-the-page]`, "stop [x]"] },
-          settings: { deploymentProfileId: lab.id, infraRetries: 0 },
-        });
-        await work(runId);
-        const [viaImage, viaPage] = await trajectories(runId);
-        expect(viaImage!.detail.trajectory.outcome).toBe("infra_error");
-        expect(viaImage!.detail.trajectory.outcomeDetail).toContain(
-          `the input image http://127.0.0.1:${hookPort}/reset/everything-via-image could not be fetched: refused: 127.0.0.1:${hookPort} is not allowed`,
-        );
-        expect(viaPage!.detail.steps[0]!.error).toMatch(new RegExp(`127\\.0\\.0\\.1:${hookPort}`));
-        // The hook saw the runner's resets, at the profile's URL, and nothing else.
-        expect(hookRequests.length).toBeGreaterThan(0);
-        expect(new Set(hookRequests)).toEqual(new Set(["POST /reset/forum"]));
-      } finally {
-        hooks.closeAllConnections();
-        await new Promise((r) => hooks.close(r));
-      }
-    });
+            ],
+          });
+          const ids = await importTasks([vwaTask(0, { image: `http://127.0.0.1:${hookPort}/reset/everything-via-image` }), vwaTask(1)]);
+          const { runId } = await start({
+            tasks: { from: "tasks", taskIds: ids },
+            policy: { kind: "scripted", source: "actions", actions: [`goto [http://127.0.0.1:${hookPort}/reset/from-the-page]`, "stop [x]"] },
+            settings: { deploymentProfileId: lab.id, infraRetries: 0 },
+          });
+          await work(runId);
+          const [viaImage, viaPage] = await trajectories(runId);
+          expect(viaImage!.detail.trajectory.outcome).toBe("infra_error");
+          expect(viaImage!.detail.trajectory.outcomeDetail).toContain(
+            `the input image http://127.0.0.1:${hookPort}/reset/everything-via-image could not be fetched: refused: 127.0.0.1:${hookPort} is not allowed`,
+          );
+          expect(viaPage!.detail.steps[0]!.error).toMatch(new RegExp(`127\\.0\\.0\\.1:${hookPort}`));
+          // The hook saw the runner's resets, at the profile's URL, and nothing else.
+          expect(hookRequests.length).toBeGreaterThan(0);
+          expect(new Set(hookRequests)).toEqual(new Set(["POST /reset/forum"]));
+        } finally {
+          hooks.closeAllConnections();
+          await new Promise((r) => hooks.close(r));
+        }
+      },
+    );
 
-    it("a browser that dies before the first step is launched again and the task retried; dying every time is an infrastructure error", async () => {
+    once("a browser that dies before the first step is launched again and the task retried; dying every time is an infrastructure error", async () => {
       const lab = await profile();
       const ids = await importTasks([vwaTask(0)]);
       const policy = { kind: "scripted" as const, source: "actions" as const, actions: ["stop [Red kettle]"] };
@@ -630,7 +638,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       forum.onReset = undefined;
     });
 
-    it("a profile allows only its own hosts: another loopback port is refused", async () => {
+    once("a profile allows only its own hosts: another loopback port is refused", async () => {
       const lab = await profile();
       const other = await startLoginSite("other", "Green mug");
       try {

@@ -32,7 +32,7 @@ import { cancelLiveRun, listLiveRuns, liveRunDetail, startLiveRun } from "../../
 import { LIVE_RULES_EVALUATOR_KEY } from "../../server/services/live/run-task";
 import { runRunnerWorker } from "../../server/services/live/worker";
 import { taskValues } from "../../server/services/imports/ingest";
-import { describeEachBackend, createBackendContext } from "../helpers/backends";
+import { describeEachBackend, createBackendContext, isFirstEngine, onOneEngine } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
@@ -148,6 +148,10 @@ function watchWhileRunning(probe: () => Promise<void>, everyMs = 5) {
 }
 
 describeEachBackend("live runner on real Chromium", (backend) => {
+  // The policies, step and run limits, the safety rules and a crashing page are the runner's and Chromium's behaviour,
+  // the same on either database engine: `once` runs them on one engine. Steps streaming into the database,
+  // cancelling (read from the run's row) and a run's concurrency across the queue's claims run on both.
+  const once = onOneEngine(backend);
   beforeEach(async () => {
     ctx = await createBackendContext(backend, "verdict-live-");
     browsers = [];
@@ -283,7 +287,7 @@ describeEachBackend("live runner on real Chromium", (backend) => {
       });
     });
 
-    it("the VLM policy reads the element list, sees its error, keeps the last screenshots, and answers", async () => {
+    once("the VLM policy reads the element list, sees its error, keeps the last screenshots, and answers", async () => {
       const fake: FakeOpenAI = await startFakeOpenAI();
       try {
         const pick = (req: RecordedRequest, wanted: RegExp) => {
@@ -345,7 +349,7 @@ describeEachBackend("live runner on real Chromium", (backend) => {
       }
     });
 
-    it("a policy call slower than the step timeout ends the run with the reason; the run timeout and the step limit end it too", async () => {
+    once("a policy call slower than the step timeout ends the run with the reason; the run timeout and the step limit end it too", async () => {
       // The step timeout also bounds opening the start page, which took over a second with the machine's load at 20:
       // 5 s leaves room for that, and the model's answer comes long after.
       const fake = await startFakeOpenAI({ responder: () => ({ reply: "Reasoning: wait.\nAction: wait", delayMs: 20_000 }) });
@@ -394,114 +398,119 @@ describeEachBackend("live runner on real Chromium", (backend) => {
       expect((await onlyTrajectory(limited.runId)).detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2, finalAnswer: null });
     });
 
-    describe("safety", () => {
-      let server: http.Server;
-      let local: string;
-      let port: number;
-      beforeAll(async () => {
-        server = http.createServer((req, res) => {
-          const url = req.url ?? "/";
-          if (url === "/redirect") {
-            res.writeHead(302, { Location: `http://localhost:${port}/landing` }).end();
-          } else if (url === "/file.txt") {
-            res.writeHead(200, { "Content-Type": "text/plain", "Content-Disposition": 'attachment; filename="report.txt"' }).end("secret");
-          } else if (url === "/landing") {
-            res.writeHead(200, { "Content-Type": "text/html" }).end("<!doctype html><title>Landing</title><h1>Landed elsewhere</h1>");
-          } else {
-            res.writeHead(200, { "Content-Type": "text/html" }).end(`<!doctype html><title>Local shop</title>
+    // Every safety test runs on one engine (above), so the block is there only on that one.
+    if (isFirstEngine(backend))
+      describe("safety", () => {
+        let server: http.Server;
+        let local: string;
+        let port: number;
+        beforeAll(async () => {
+          server = http.createServer((req, res) => {
+            const url = req.url ?? "/";
+            if (url === "/redirect") {
+              res.writeHead(302, { Location: `http://localhost:${port}/landing` }).end();
+            } else if (url === "/file.txt") {
+              res.writeHead(200, { "Content-Type": "text/plain", "Content-Disposition": 'attachment; filename="report.txt"' }).end("secret");
+            } else if (url === "/landing") {
+              res.writeHead(200, { "Content-Type": "text/html" }).end("<!doctype html><title>Landing</title><h1>Landed elsewhere</h1>");
+            } else {
+              res.writeHead(200, { "Content-Type": "text/html" }).end(`<!doctype html><title>Local shop</title>
               <h1>Basket</h1>
               <p><a href="http://example.com/">External site</a></p>
               <p><a href="/redirect">Redirecting link</a></p>
               <p><a href="/file.txt">Download report</a></p>
               <button onclick="this.textContent='Order placed'">Place order</button>`);
-          }
+            }
+          });
+          await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+          port = (server.address() as AddressInfo).port;
+          local = `http://127.0.0.1:${port}/`;
         });
-        await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-        port = (server.address() as AddressInfo).port;
-        local = `http://127.0.0.1:${port}/`;
-      });
-      afterAll(async () => {
-        server.closeAllConnections();
-        await new Promise((r) => server.close(r));
-      });
-
-      it("refuses a private start URL unless an admin allowed the destination; the demo sites are allowed", async () => {
-        const { runId } = await start({
-          tasks: { from: "tasks", taskIds: [await addTask("live.private", local)] },
-          policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
+        afterAll(async () => {
+          server.closeAllConnections();
+          await new Promise((r) => server.close(r));
         });
-        await work(runId);
-        const { task, detail } = await onlyTrajectory(runId);
-        expect(task.jobStatus).toBe("succeeded");
-        expect(detail.trajectory.outcome).toBe("error");
-        expect(detail.trajectory.outcomeDetail).toBe(
-          `refused to open the start URL ${local}: 127.0.0.1 is a private or loopback address; private addresses are refused in this run`,
-        );
-        expect(detail.steps).toHaveLength(0);
 
-        // `localhost` is refused by name, without asking DNS, even with the host on the allowlist.
-        const byName = await start({
-          tasks: { from: "tasks", taskIds: [await addTask("live.localhost", `http://localhost:${port}/`)] },
-          policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
+        once("refuses a private start URL unless an admin allowed the destination; the demo sites are allowed", async () => {
+          const { runId } = await start({
+            tasks: { from: "tasks", taskIds: [await addTask("live.private", local)] },
+            policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
+          });
+          await work(runId);
+          const { task, detail } = await onlyTrajectory(runId);
+          expect(task.jobStatus).toBe("succeeded");
+          expect(detail.trajectory.outcome).toBe("error");
+          expect(detail.trajectory.outcomeDetail).toBe(
+            `refused to open the start URL ${local}: 127.0.0.1 is a private or loopback address; private addresses are refused in this run`,
+          );
+          expect(detail.steps).toHaveLength(0);
+
+          // `localhost` is refused by name, without asking DNS, even with the host on the allowlist.
+          const byName = await start({
+            tasks: { from: "tasks", taskIds: [await addTask("live.localhost", `http://localhost:${port}/`)] },
+            policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
+          });
+          await work(byName.runId);
+          expect((await onlyTrajectory(byName.runId)).detail.trajectory.outcomeDetail).toMatch(/localhost is a loopback address/);
         });
-        await work(byName.runId);
-        expect((await onlyTrajectory(byName.runId)).detail.trajectory.outcomeDetail).toMatch(/localhost is a loopback address/);
-      });
 
-      it("blocks navigation off the allowlist (links, redirects, goto), refuses blocked element texts and downloads, and records each as the step's error", async () => {
-        const { runId } = await start({
-          tasks: { from: "tasks", taskIds: [await addTask("live.guarded", local)] },
-          policy: {
-            kind: "scripted",
-            source: "actions",
-            actions: [
-              "click [{{External site}}]",
-              "click [{{Redirecting link}}]",
-              "goto [http://example.com/admin]",
-              "click [{{Place order}}]",
-              "click [{{Download report}}]",
-              "stop [done]",
-            ],
+        once(
+          "blocks navigation off the allowlist (links, redirects, goto), refuses blocked element texts and downloads, and records each as the step's error",
+          async () => {
+            const { runId } = await start({
+              tasks: { from: "tasks", taskIds: [await addTask("live.guarded", local)] },
+              policy: {
+                kind: "scripted",
+                source: "actions",
+                actions: [
+                  "click [{{External site}}]",
+                  "click [{{Redirecting link}}]",
+                  "goto [http://example.com/admin]",
+                  "click [{{Place order}}]",
+                  "click [{{Download report}}]",
+                  "stop [done]",
+                ],
+              },
+              settings: { blockedTexts: ["place ORDER"] },
+            });
+            // The local shop is private: an admin lets runs reach it.
+            await work(runId, { env: { ...LOCAL_JUDGE_ENV, VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${port}` } });
+            const { detail } = await onlyTrajectory(runId);
+            expect(detail.trajectory, `${detail.trajectory.outcomeDetail}; steps: ${JSON.stringify(detail.steps.map((s) => [s.url, s.error]))}`).toMatchObject({
+              outcome: "answered",
+              stepCount: 6,
+            });
+            const [external, redirect, goto, order, download, answer] = detail.steps;
+            expect(external!.error).toBe("navigation to http://example.com/ was blocked: example.com is not in this run's host allowlist (127.0.0.1)");
+            expect(redirect!.error).toMatch(
+              new RegExp(`the page went to http://localhost:${port}/landing, which is not allowed: localhost:${port} is not in this run's host allowlist`),
+            );
+            expect(goto!.error).toBe("refused: cannot open http://example.com/admin: example.com is not in this run's host allowlist (127.0.0.1)");
+            expect(order!.error).toMatch(/^refused: element \[\d+\] "Place order" matches this run's blocked text "place ORDER"/);
+            expect(download!.error).toBe("the download of report.txt was blocked: downloads are off for this run");
+            expect(answer!.error).toBeNull();
+            // After every refusal the agent is still on the allowed page, and the refused click never happened.
+            for (const s of detail.steps) expect(s.url).toBe(local);
+            expect(detail.steps.at(-1)!.elements!.some((e) => e.text === "Place order")).toBe(true);
+            expect(fs.existsSync(path.join(detail.trajectory.sourcePath!, "downloads"))).toBe(false);
           },
-          settings: { blockedTexts: ["place ORDER"] },
-        });
-        // The local shop is private: an admin lets runs reach it.
-        await work(runId, { env: { ...LOCAL_JUDGE_ENV, VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${port}` } });
-        const { detail } = await onlyTrajectory(runId);
-        expect(detail.trajectory, `${detail.trajectory.outcomeDetail}; steps: ${JSON.stringify(detail.steps.map((s) => [s.url, s.error]))}`).toMatchObject({
-          outcome: "answered",
-          stepCount: 6,
-        });
-        const [external, redirect, goto, order, download, answer] = detail.steps;
-        expect(external!.error).toBe("navigation to http://example.com/ was blocked: example.com is not in this run's host allowlist (127.0.0.1)");
-        expect(redirect!.error).toMatch(
-          new RegExp(`the page went to http://localhost:${port}/landing, which is not allowed: localhost:${port} is not in this run's host allowlist`),
         );
-        expect(goto!.error).toBe("refused: cannot open http://example.com/admin: example.com is not in this run's host allowlist (127.0.0.1)");
-        expect(order!.error).toMatch(/^refused: element \[\d+\] "Place order" matches this run's blocked text "place ORDER"/);
-        expect(download!.error).toBe("the download of report.txt was blocked: downloads are off for this run");
-        expect(answer!.error).toBeNull();
-        // After every refusal the agent is still on the allowed page, and the refused click never happened.
-        for (const s of detail.steps) expect(s.url).toBe(local);
-        expect(detail.steps.at(-1)!.elements!.some((e) => e.text === "Place order")).toBe(true);
-        expect(fs.existsSync(path.join(detail.trajectory.sourcePath!, "downloads"))).toBe(false);
-      });
 
-      it("saves downloads into the run's folder when the run allows them", async () => {
-        const { runId } = await start({
-          tasks: { from: "tasks", taskIds: [await addTask("live.download", local)] },
-          policy: { kind: "scripted", source: "actions", actions: ["click [{{Download report}}]", "stop [done]"] },
-          settings: { allowDownloads: true },
+        once("saves downloads into the run's folder when the run allows them", async () => {
+          const { runId } = await start({
+            tasks: { from: "tasks", taskIds: [await addTask("live.download", local)] },
+            policy: { kind: "scripted", source: "actions", actions: ["click [{{Download report}}]", "stop [done]"] },
+            settings: { allowDownloads: true },
+          });
+          await work(runId, { env: { ...LOCAL_JUDGE_ENV, VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${port}` } });
+          const { detail } = await onlyTrajectory(runId);
+          expect(detail.steps[0]!.error).toBeNull();
+          const files = fs.readdirSync(path.join(detail.trajectory.sourcePath!, "downloads"));
+          expect(files).toHaveLength(1);
+          expect(files[0]).toMatch(/-report\.txt$/);
+          expect(fs.readFileSync(path.join(detail.trajectory.sourcePath!, "downloads", files[0]!), "utf8")).toBe("secret");
         });
-        await work(runId, { env: { ...LOCAL_JUDGE_ENV, VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${port}` } });
-        const { detail } = await onlyTrajectory(runId);
-        expect(detail.steps[0]!.error).toBeNull();
-        const files = fs.readdirSync(path.join(detail.trajectory.sourcePath!, "downloads"));
-        expect(files).toHaveLength(1);
-        expect(files[0]).toMatch(/-report\.txt$/);
-        expect(fs.readFileSync(path.join(detail.trajectory.sourcePath!, "downloads", files[0]!), "utf8")).toBe("secret");
       });
-    });
 
     it("cancelling a run stops its browser at once: no further step is recorded", async () => {
       const { runId } = await start({
@@ -531,25 +540,29 @@ describeEachBackend("live runner on real Chromium", (backend) => {
       expect(manifest.trajectories[0].outcome).toBe("cancelled");
     }, 240_000);
 
-    it("a crashing page ends the run with the reason", async () => {
-      const { runId } = await start({
-        tasks: { from: "tasks", taskIds: [await addTask("live.crash", `${sites.baseUrl}/recipes/`)] },
-        policy: { kind: "scripted", source: "actions", actions: [...Array(8).fill("wait"), "stop [never]"] },
-      });
-      const running = work(runId);
-      await waitFor("a recorded step", async () => (await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!.steps >= 1);
-      const page = browsers[0]!.contexts()[0]!.pages()[0]!;
-      const cdp = await page.context().newCDPSession(page);
-      await cdp.send("Page.crash").catch(() => {});
-      const summary = await running;
-      expect(summary.succeeded).toBe(1);
-      const { detail } = await onlyTrajectory(runId);
-      expect(detail.trajectory.outcome).toBe("error");
-      expect(detail.trajectory.outcomeDetail).toMatch(/^the page crashed \(renderer process gone\) at http:\/\/127\.0\.0\.1:\d+\/recipes\/$/);
-      expect(detail.trajectory.stepCount).toBeGreaterThanOrEqual(1);
-      expect(detail.trajectory.stepCount).toBeLessThan(9);
-      expect(browsers[0]!.contexts()).toHaveLength(0);
-    }, 240_000);
+    once(
+      "a crashing page ends the run with the reason",
+      async () => {
+        const { runId } = await start({
+          tasks: { from: "tasks", taskIds: [await addTask("live.crash", `${sites.baseUrl}/recipes/`)] },
+          policy: { kind: "scripted", source: "actions", actions: [...Array(8).fill("wait"), "stop [never]"] },
+        });
+        const running = work(runId);
+        await waitFor("a recorded step", async () => (await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!.steps >= 1);
+        const page = browsers[0]!.contexts()[0]!.pages()[0]!;
+        const cdp = await page.context().newCDPSession(page);
+        await cdp.send("Page.crash").catch(() => {});
+        const summary = await running;
+        expect(summary.succeeded).toBe(1);
+        const { detail } = await onlyTrajectory(runId);
+        expect(detail.trajectory.outcome).toBe("error");
+        expect(detail.trajectory.outcomeDetail).toMatch(/^the page crashed \(renderer process gone\) at http:\/\/127\.0\.0\.1:\d+\/recipes\/$/);
+        expect(detail.trajectory.stepCount).toBeGreaterThanOrEqual(1);
+        expect(detail.trajectory.stepCount).toBeLessThan(9);
+        expect(browsers[0]!.contexts()).toHaveLength(0);
+      },
+      240_000,
+    );
 
     it("a run's concurrency holds even when the worker has more slots", async () => {
       const ids: number[] = [];

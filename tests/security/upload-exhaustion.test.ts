@@ -12,6 +12,11 @@
  *   event loop); `campaigns.importLabels` the same.
  * - N5b: 40 unauthenticated 30 MB bodies to `campaigns.importLabels` were each read in full before the session was
  *   checked: the server's memory went from 311 to 951 MB and a health check took 21 s.
+ *
+ * These run on one database engine (the first of VERDICT_TEST_BACKENDS, SQLite in CI): what is under test is where
+ * the bytes are read (a worker, not the web server's event loop) and when a body is refused, which no engine changes.
+ * How jobs are queued and claimed on each engine is job-queue-contract.test.ts's subject, and the health route's
+ * database check on each engine health.test.ts's.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -20,7 +25,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import yazl from "yazl";
 import { getJob } from "../../db/repositories/jobs";
 import { MAX_INVALID_TRAJECTORIES } from "../../server/importers/native";
-import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import { createBackendContext, describeOnOneEngine } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { signedInClient, type HttpClient } from "../helpers/http-client";
 import { installationEnv, startTsx, startWebServer, type StartedProcess } from "../helpers/processes";
@@ -86,7 +91,7 @@ async function zipOf(files: Record<string, Buffer>): Promise<Buffer> {
 /** Far below the review's stalls (21 s, 44 s), far above what a loaded two-core machine adds to an answer. */
 const PROBE_TIMEOUT_MS = 10_000;
 
-describeEachBackend("uploads cannot exhaust the web server", (backend) => {
+describeOnOneEngine("uploads cannot exhaust the web server", (backend) => {
   let ctx: TestContext;
   let web: StartedProcess & { url: string };
   let worker: StartedProcess;

@@ -3,6 +3,7 @@
  * and when a failure; the same rule for the other things tests need from the machine (tests/helpers/requirements.ts).
  */
 import { describe, expect, it } from "vitest";
+import { onOneEngine } from "../helpers/backends";
 import { postgresSkipReason, testBackends } from "../helpers/postgres";
 import { browserUserSkipReason, chromiumSkipReason, python3SkipReason, sharedSkipReason, titled } from "../helpers/requirements";
 
@@ -16,6 +17,22 @@ describe("VERDICT_TEST_BACKENDS", () => {
 
   it("refuses a backend it does not know", () => {
     expect(() => testBackends(env({ VERDICT_TEST_BACKENDS: "sqlite,mysql" }))).toThrow('VERDICT_TEST_BACKENDS: unknown backend "mysql"');
+  });
+});
+
+describe("a test whose subject does not depend on the engine (onOneEngine)", () => {
+  const both = env({ VERDICT_TEST_BACKENDS: "sqlite,postgres" });
+  const ran: string[] = [];
+  // Registered while this block is collected: only the first engine's registrar adds a test.
+  onOneEngine("sqlite", both)("runs on the first engine of the list", () => void ran.push("sqlite"));
+  onOneEngine("postgres", both)("is not registered on the other engines", () => void ran.push("postgres"));
+  onOneEngine("postgres", env({ VERDICT_TEST_BACKENDS: "postgres,sqlite" }))(
+    "runs on PostgreSQL when the list starts with it",
+    () => void ran.push("pg first"),
+  );
+
+  it("ran once, on the first engine named, and is no skip on the others", () => {
+    expect(ran).toEqual(["sqlite", "pg first"]);
   });
 });
 
