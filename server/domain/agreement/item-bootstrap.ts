@@ -75,6 +75,11 @@ export class ItemPatterns {
     return this.multiplicity.length;
   }
 
+  /** The number of items with pattern `p`. */
+  multiplicityOf(p: number): number {
+    return this.multiplicity[p]!;
+  }
+
   /** The k category counts of pattern `p` (an index `add` returned). */
   patternCounts(p: number): number[] {
     return this.counts.slice(p * this.k, (p + 1) * this.k);

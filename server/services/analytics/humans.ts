@@ -23,7 +23,6 @@ import { isGoldCorrect } from "../../domain/annotation/assignment";
 import { labelsCount, qualificationStandingsOf } from "../../domain/annotation/qualification";
 import {
   dawidSkene,
-  fleissKappaFromSummaries,
   fleissKappaFromTotals,
   fleissKappaInterval,
   ItemPatterns,
@@ -405,6 +404,42 @@ function labelCodes(l: CampaignLabelColumns): LabelCodes {
   return { lv, lc, KC, categoryNames, combinedNames };
 }
 
+/**
+ * One level's statistics from its patterns with their multiplicities (integer sums, so exactly what adding the items
+ * one by one gives): α's accumulator, the per-category pair counts, Fleiss' sums and shape. `from` skips leading
+ * categories (2 for the failure categories out of the combined label); `names` then gives the bootstrap's patterns
+ * over the remaining ones.
+ */
+function levelTotals(patterns: ItemPatterns, from: number, names?: string[]) {
+  const k = patterns.k - from;
+  const alpha = new KrippendorffAccumulator();
+  const counts = new CountAgreement(k);
+  const kept = names ? new ItemPatterns(k, names) : patterns;
+  const totals = new Array<number>(k).fill(0);
+  let sumSquares = 0;
+  let items = 0;
+  let minRatings = Infinity;
+  let maxRatings = -Infinity;
+  for (let p = 0; p < patterns.size; p++) {
+    const row = patterns.patternCounts(p).slice(from);
+    const w = patterns.multiplicityOf(p);
+    alpha.addUnits(row, k, w);
+    counts.add(row, w);
+    if (names) kept.add(row, w);
+    let m = 0;
+    for (let c = 0; c < k; c++) {
+      m += row[c]!;
+      totals[c]! += w * row[c]!;
+      sumSquares += w * row[c]! * row[c]!;
+    }
+    if (m === 0) continue;
+    items += w;
+    minRatings = Math.min(minRatings, m);
+    maxRatings = Math.max(maxRatings, m);
+  }
+  return { alpha, counts, patterns: kept, totals, sumSquares, shape: { items, minRatings, maxRatings } };
+}
+
 /** Everything the single pass over the items counts: the statistics' accumulators, per annotator, and the disputed items. */
 type ItemTally = ReturnType<typeof tallyItems>;
 
@@ -416,18 +451,12 @@ type ItemTally = ReturnType<typeof tallyItems>;
 function tallyItems(l: CampaignLabelColumns, g: Grouped, codes: LabelCodes, R: number) {
   const { lv, lc, KC, categoryNames, combinedNames } = codes;
   const la = l.col.annotatorKey;
-  const verdictAlpha = new KrippendorffAccumulator();
-  const combinedAlpha = new KrippendorffAccumulator();
-  const categoryAlpha = new KrippendorffAccumulator();
-  const verdictCounts = new CountAgreement(2);
-  const combinedCounts = new CountAgreement(KC);
   const nItems = g.items.length;
-  const fleissM = new Int32Array(nItems);
-  let fleissItems = 0;
-  let verdictSumSq = 0;
-  let combinedSumSq = 0;
-  const verdictTotals = [0, 0];
-  const combinedTotals = new Array<number>(KC).fill(0);
+  // Fleiss' P̄ at both levels: each item's share of agreeing pairs (its pattern's), summed in item order.
+  const verdictShare: number[] = [];
+  const combinedShare: number[] = [];
+  let verdictShareSum = 0;
+  let combinedShareSum = 0;
   const verdictPairs = new PairTables(R, 2);
   const combinedPairs = new PairTables(R, KC);
   const vc = new Int32Array(2);
@@ -437,7 +466,6 @@ function tallyItems(l: CampaignLabelColumns, g: Grouped, codes: LabelCodes, R: n
   const itemCombinedPattern = new Int32Array(nItems);
   const verdictPatterns = new ItemPatterns(2, ["success", "failure"]);
   const combinedPatterns = new ItemPatterns(KC, combinedNames);
-  const categoryPatterns = new ItemPatterns(categoryNames.length, categoryNames);
   const annLabels = new Int32Array(R);
   const annUnsure = new Int32Array(R);
   const annSuccess = new Int32Array(R);
@@ -475,11 +503,8 @@ function tallyItems(l: CampaignLabelColumns, g: Grouped, codes: LabelCodes, R: n
       annDecided[a]!++;
       if (v === 0) annSuccess[a]!++;
       vc[v]!++;
-      verdictAlpha.add(v);
       const c = lc[i]!;
       cc[c]!++;
-      combinedAlpha.add(c);
-      if (c >= 2) categoryAlpha.add(c - 2);
       // Every pair of this item's decided labels, annotator codes ordered a < b.
       for (let u = from; u < t; u++) {
         const j = g.order[u]!;
@@ -496,27 +521,17 @@ function tallyItems(l: CampaignLabelColumns, g: Grouped, codes: LabelCodes, R: n
       }
     }
     unsureLabels += unsure;
-    verdictAlpha.endUnit();
-    combinedAlpha.endUnit();
-    categoryAlpha.endUnit();
-    verdictCounts.add(vc);
-    combinedCounts.add(cc);
-    itemVerdictPattern[x] = verdictPatterns.add(vc);
-    itemCombinedPattern[x] = combinedPatterns.add(cc);
-    categoryPatterns.add(cc.subarray(2));
+    // The item's patterns (its category counts at each level): α, Fleiss' κ and the bootstrap patterns are counted
+    // from the patterns and their multiplicities after this loop.
+    const pv = (itemVerdictPattern[x] = verdictPatterns.add(vc));
+    const pc = (itemCombinedPattern[x] = combinedPatterns.add(cc));
+    if (pv === verdictShare.length) verdictShare.push(agreeingShare(vc, vc[0]! + vc[1]!));
+    if (pc === combinedShare.length) combinedShare.push(agreeingShare(cc, vc[0]! + vc[1]!));
     const m = vc[0]! + vc[1]!;
-    if (m >= 2) pairableItems++;
-    // Fleiss' κ takes every item with at least one decided label; unequal counts make it undefined with the reason.
-    if (m > 0) {
-      fleissM[fleissItems++] = m;
-      for (let c = 0; c < 2; c++) {
-        verdictSumSq += vc[c]! * vc[c]!;
-        verdictTotals[c]! += vc[c]!;
-      }
-      for (let c = 0; c < KC; c++) {
-        combinedSumSq += cc[c]! * cc[c]!;
-        combinedTotals[c]! += cc[c]!;
-      }
+    if (m >= 2) {
+      pairableItems++;
+      verdictShareSum += verdictShare[pv]!;
+      combinedShareSum += combinedShare[pc]!;
     }
     // Disputed: the labels are not all the same, "unsure" being a label of its own.
     let distinct = unsure > 0 ? 1 : 0;
@@ -530,24 +545,22 @@ function tallyItems(l: CampaignLabelColumns, g: Grouped, codes: LabelCodes, R: n
       dUnsure[d] = unsure;
     }
   }
+  const verdict = levelTotals(verdictPatterns, 0);
+  const combined = levelTotals(combinedPatterns, 0);
+  const category = levelTotals(combinedPatterns, 2, categoryNames);
+  const percent = (sum: number) => ({ value: pairableItems ? sum / pairableItems : null, items: pairableItems });
   return {
-    verdictAlpha,
-    combinedAlpha,
-    categoryAlpha,
-    verdictCounts,
-    combinedCounts,
-    perItemRatings: fleissM.subarray(0, fleissItems),
-    verdictSumSq,
-    combinedSumSq,
-    verdictTotals,
-    combinedTotals,
+    verdict,
+    combined,
+    category,
+    verdictPercent: percent(verdictShareSum),
+    combinedPercent: percent(combinedShareSum),
     verdictPairs,
     combinedPairs,
     itemVerdictPattern,
     itemCombinedPattern,
     verdictPatterns,
     combinedPatterns,
-    categoryPatterns,
     annLabels,
     annUnsure,
     annSuccess,
@@ -665,7 +678,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string, op
   const { KC, categoryNames, combinedNames } = codes;
   const t = tallyItems(l, g, codes, R);
 
-  const specific = t.combinedCounts.specific();
+  const specific = t.combined.counts.specific();
   const perCategory: CategoryAgreement[] = combinedNames
     .map((label, c) => ({ label, ...specific[c]!, sel: { campaign: { campaignId, label, minLabels: 2 } } }))
     .filter((row) => row.ratings > 0);
@@ -703,21 +716,21 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string, op
     ),
     verdict: levelAgreement(
       ["success", "failure"],
-      t.verdictAlpha.result(["success", "failure"]),
-      fleissKappaFromSummaries(t.perItemRatings, t.verdictSumSq, t.verdictTotals, ["success", "failure"]),
+      t.verdict.alpha.result(["success", "failure"]),
+      fleissKappaFromTotals(t.verdict.shape, t.verdict.sumSquares, t.verdict.totals, ["success", "failure"]),
       t.verdictPatterns,
-      t.verdictCounts.meanPairwise(),
+      t.verdictPercent,
       memo,
     ),
     combined: levelAgreement(
       combinedNames,
-      t.combinedAlpha.result(combinedNames),
-      fleissKappaFromSummaries(t.perItemRatings, t.combinedSumSq, t.combinedTotals, combinedNames),
+      t.combined.alpha.result(combinedNames),
+      fleissKappaFromTotals(t.combined.shape, t.combined.sumSquares, t.combined.totals, combinedNames),
       t.combinedPatterns,
-      t.combinedCounts.meanPairwise(),
+      t.combinedPercent,
       memo,
     ),
-    failureCategory: withAlphaInterval(t.categoryAlpha.result(categoryNames.slice()), t.categoryPatterns, memo),
+    failureCategory: withAlphaInterval(t.category.alpha.result(categoryNames.slice()), t.category.patterns, memo),
     pairwise: { verdict: pairCells(l, campaignId, t.verdictPairs, 2, "verdict"), combined: pairCells(l, campaignId, t.combinedPairs, KC, "label") },
     perCategory,
     disputedTotal: t.disputed.count,
