@@ -3,6 +3,7 @@ import { redirect } from "next/navigation";
 import { EmptyState, formatCount, formatPercent, OutcomeBar, PageHeader, Stat } from "./_components/ui";
 import { requirePageUser } from "./_lib/session";
 import { api } from "./_trpc/server";
+import { DenseTable, right } from "./_components/table";
 
 export default async function HomePage() {
   await requirePageUser();
@@ -52,36 +53,26 @@ export default async function HomePage() {
               All runs →
             </Link>
           </div>
-          <table className="table-dense">
-            <thead>
-              <tr>
-                <th>Run</th>
-                <th>Model</th>
-                <th className="text-right">Trajectories</th>
-                <th className="w-64">Answered</th>
+          <DenseTable columns={["Run", "Model", right("Trajectories"), { label: "Answered", className: "w-64" }]}>
+            {runs.slice(0, 8).map((r) => (
+              <tr key={r.id}>
+                <td>
+                  <Link className="link" href={`/runs/${r.id}`}>
+                    {r.name}
+                  </Link>
+                </td>
+                <td className="font-mono text-[12px]">{r.model ?? "–"}</td>
+                <td className="text-right tabular-nums">
+                  <Link className="link" href={`/trajectories?run=${r.id}`}>
+                    {formatCount(r.trajectoryCount)}
+                  </Link>
+                </td>
+                <td>
+                  <OutcomeBar counts={{ answered: r.answeredCount, "not answered": r.trajectoryCount - r.answeredCount }} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {runs.slice(0, 8).map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <Link className="link" href={`/runs/${r.id}`}>
-                      {r.name}
-                    </Link>
-                  </td>
-                  <td className="font-mono text-[12px]">{r.model ?? "–"}</td>
-                  <td className="text-right tabular-nums">
-                    <Link className="link" href={`/trajectories?run=${r.id}`}>
-                      {formatCount(r.trajectoryCount)}
-                    </Link>
-                  </td>
-                  <td>
-                    <OutcomeBar counts={{ answered: r.answeredCount, "not answered": r.trajectoryCount - r.answeredCount }} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DenseTable>
         </section>
       </div>
     </>

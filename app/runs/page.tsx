@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { EmptyState, formatCount, formatDate, formatPercent, PageHeader } from "../_components/ui";
 import { api } from "../_trpc/server";
+import { DenseTable, right } from "../_components/table";
 
 export const metadata: Metadata = { title: "Runs" };
 
@@ -17,47 +18,33 @@ export default async function RunsPage() {
       ) : (
         <div className="px-6 py-4">
           <div className="panel overflow-x-auto">
-            <table className="table-dense">
-              <thead>
-                <tr>
-                  <th>Run</th>
-                  <th>Agent / model</th>
-                  <th>Source</th>
-                  <th>Task sets</th>
-                  <th className="text-right">Trajectories</th>
-                  <th className="text-right">Answered</th>
-                  <th className="text-right">Mean steps</th>
-                  <th>Imported</th>
+            <DenseTable columns={["Run", "Agent / model", "Source", "Task sets", right("Trajectories"), right("Answered"), right("Mean steps"), "Imported"]}>
+              {runs.map((r) => (
+                <tr key={r.id}>
+                  <td className="max-w-72">
+                    <Link className="link font-medium break-words" href={`/runs/${r.id}`}>
+                      {r.name}
+                    </Link>
+                  </td>
+                  <td>
+                    <div>{r.agentName}</div>
+                    {r.model && <div className="font-mono text-2xs text-zinc-500">{r.model}</div>}
+                  </td>
+                  <td className="text-zinc-600">{r.sourceSystem}</td>
+                  <td className="max-w-56 text-zinc-600">
+                    <div className="line-clamp-2">{r.taskSetNames ?? "–"}</div>
+                  </td>
+                  <td className="text-right tabular-nums">
+                    <Link className="link" href={`/trajectories?run=${r.id}`}>
+                      {formatCount(r.trajectoryCount)}
+                    </Link>
+                  </td>
+                  <td className="text-right tabular-nums">{formatPercent(r.answeredCount, r.trajectoryCount)}</td>
+                  <td className="text-right tabular-nums">{r.meanSteps == null ? "–" : r.meanSteps.toFixed(1)}</td>
+                  <td className="whitespace-nowrap text-zinc-500 tabular-nums">{formatDate(r.createdAt)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {runs.map((r) => (
-                  <tr key={r.id}>
-                    <td className="max-w-72">
-                      <Link className="link font-medium break-words" href={`/runs/${r.id}`}>
-                        {r.name}
-                      </Link>
-                    </td>
-                    <td>
-                      <div>{r.agentName}</div>
-                      {r.model && <div className="font-mono text-2xs text-zinc-500">{r.model}</div>}
-                    </td>
-                    <td className="text-zinc-600">{r.sourceSystem}</td>
-                    <td className="max-w-56 text-zinc-600">
-                      <div className="line-clamp-2">{r.taskSetNames ?? "–"}</div>
-                    </td>
-                    <td className="text-right tabular-nums">
-                      <Link className="link" href={`/trajectories?run=${r.id}`}>
-                        {formatCount(r.trajectoryCount)}
-                      </Link>
-                    </td>
-                    <td className="text-right tabular-nums">{formatPercent(r.answeredCount, r.trajectoryCount)}</td>
-                    <td className="text-right tabular-nums">{r.meanSteps == null ? "–" : r.meanSteps.toFixed(1)}</td>
-                    <td className="whitespace-nowrap text-zinc-500 tabular-nums">{formatDate(r.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DenseTable>
           </div>
         </div>
       )}

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { EmptyState, formatCount, formatPercent, PageHeader } from "../_components/ui";
 import { api } from "../_trpc/server";
+import { DenseTable, right } from "../_components/table";
 
 export const metadata: Metadata = { title: "Task sets" };
 
@@ -17,43 +18,31 @@ export default async function TaskSetsPage() {
       ) : (
         <div className="px-6 py-4">
           <div className="panel overflow-x-auto">
-            <table className="table-dense">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Benchmark</th>
-                  <th className="text-right">Tasks</th>
-                  <th className="text-right">Runs</th>
-                  <th className="text-right">Trajectories</th>
-                  <th className="text-right">Answered</th>
-                </tr>
-              </thead>
-              <tbody>
-                {sets.map((s) => (
-                  <tr key={s.id}>
-                    <td>
-                      <Link className="link font-medium" href={`/task-sets/${s.id}`}>
-                        {s.name}
+            <DenseTable columns={["Name", "Benchmark", right("Tasks"), right("Runs"), right("Trajectories"), right("Answered")]}>
+              {sets.map((s) => (
+                <tr key={s.id}>
+                  <td>
+                    <Link className="link font-medium" href={`/task-sets/${s.id}`}>
+                      {s.name}
+                    </Link>
+                    {s.description && <div className="line-clamp-1 text-2xs text-zinc-500">{s.description}</div>}
+                  </td>
+                  <td className="text-zinc-600">{s.benchmark}</td>
+                  <td className="text-right tabular-nums">{formatCount(s.taskCount)}</td>
+                  <td className="text-right tabular-nums">{formatCount(s.runCount)}</td>
+                  <td className="text-right tabular-nums">
+                    {s.trajectoryCount ? (
+                      <Link className="link" href={`/trajectories?set=${s.id}`}>
+                        {formatCount(s.trajectoryCount)}
                       </Link>
-                      {s.description && <div className="line-clamp-1 text-2xs text-zinc-500">{s.description}</div>}
-                    </td>
-                    <td className="text-zinc-600">{s.benchmark}</td>
-                    <td className="text-right tabular-nums">{formatCount(s.taskCount)}</td>
-                    <td className="text-right tabular-nums">{formatCount(s.runCount)}</td>
-                    <td className="text-right tabular-nums">
-                      {s.trajectoryCount ? (
-                        <Link className="link" href={`/trajectories?set=${s.id}`}>
-                          {formatCount(s.trajectoryCount)}
-                        </Link>
-                      ) : (
-                        <span className="text-zinc-400">0</span>
-                      )}
-                    </td>
-                    <td className="text-right tabular-nums">{formatPercent(s.answeredCount, s.trajectoryCount)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    ) : (
+                      <span className="text-zinc-400">0</span>
+                    )}
+                  </td>
+                  <td className="text-right tabular-nums">{formatPercent(s.answeredCount, s.trajectoryCount)}</td>
+                </tr>
+              ))}
+            </DenseTable>
           </div>
         </div>
       )}

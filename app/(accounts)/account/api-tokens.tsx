@@ -6,6 +6,7 @@ import { useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
+import { DenseTable } from "../../_components/table";
 
 type Token = inferRouterOutputs<AppRouter>["accounts"]["apiTokens"]["list"][number];
 
@@ -116,41 +117,28 @@ export function ApiTokens({ tokens }: { tokens: Token[] }) {
         {tokens.length === 0 ? (
           <p className="p-4 text-[12.5px] text-zinc-500">No tokens yet.</p>
         ) : (
-          <table className="table-dense" data-testid="token-list">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Scope</th>
-                <th>Created</th>
-                <th>Expires</th>
-                <th>Last used</th>
-                <th>State</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.map((t) => {
-                const state = tokenState(t, now);
-                return (
-                  <tr key={t.id}>
-                    <td>{t.name}</td>
-                    <td>{t.scope}</td>
-                    <td>{formatDate(t.createdAt)}</td>
-                    <td>{formatDate(t.expiresAt)}</td>
-                    <td>{t.lastUsedAt ? formatDate(t.lastUsedAt) : "never"}</td>
-                    <td className={state.tone}>{state.text}</td>
-                    <td className="text-right">
-                      {state.text === "active" && (
-                        <button type="button" className="btn" onClick={() => void onRevoke(t)}>
-                          Revoke
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <DenseTable columns={["Name", "Scope", "Created", "Expires", "Last used", "State", ""]} testId="token-list">
+            {tokens.map((t) => {
+              const state = tokenState(t, now);
+              return (
+                <tr key={t.id}>
+                  <td>{t.name}</td>
+                  <td>{t.scope}</td>
+                  <td>{formatDate(t.createdAt)}</td>
+                  <td>{formatDate(t.expiresAt)}</td>
+                  <td>{t.lastUsedAt ? formatDate(t.lastUsedAt) : "never"}</td>
+                  <td className={state.tone}>{state.text}</td>
+                  <td className="text-right">
+                    {state.text === "active" && (
+                      <button type="button" className="btn" onClick={() => void onRevoke(t)}>
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </DenseTable>
         )}
       </section>
     </div>

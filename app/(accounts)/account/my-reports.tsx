@@ -8,6 +8,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
+import { DenseTable, hidden, right } from "../../_components/table";
 
 const STATUS_TEXT: Record<string, string> = {
   queued: "waiting for a worker",
@@ -50,26 +51,14 @@ export function MyReports() {
         </p>
       ) : (
         <div className="overflow-x-auto">
-          <table className="table-dense w-full text-[12.5px]">
-            <thead>
-              <tr>
-                <th className="text-left">Report</th>
-                <th className="text-left">Status</th>
-                <th className="text-right">Trajectories</th>
-                <th className="text-right">Size</th>
-                <th className="text-left">Asked for</th>
-                <th className="text-left">Download until</th>
-                <th className="text-left">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {reports.data.map((r) => (
-                <ReportRow key={r.id} report={r} />
-              ))}
-            </tbody>
-          </table>
+          <DenseTable
+            columns={["Report", "Status", right("Trajectories"), right("Size"), "Asked for", "Download until", hidden("Actions", "text-left")]}
+            cellClassName="text-left"
+          >
+            {reports.data.map((r) => (
+              <ReportRow key={r.id} report={r} />
+            ))}
+          </DenseTable>
         </div>
       )}
     </section>

@@ -6,6 +6,7 @@ import { useState, type FormEvent, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
+import { DenseTable } from "../../_components/table";
 
 type List = inferRouterOutputs<AppRouter>["accounts"]["list"];
 const ROLES = ["admin", "researcher", "annotator"] as const;
@@ -65,32 +66,20 @@ function MessageBanner({ message }: { message: Message }) {
 function UsersTable({ users, me, run }: { users: List["users"]; me: string; run: Run }) {
   return (
     <section className="panel overflow-x-auto">
-      <table className="table-dense">
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Status</th>
-            <th>Since</th>
-            <th />
+      <DenseTable columns={["Name", "Email", "Role", "Status", "Since", ""]}>
+        {users.map((u) => (
+          <tr key={u.id}>
+            <td className="font-medium">{u.name}</td>
+            <td className="font-mono text-[12px]">{u.email}</td>
+            <td>
+              <RolePicker user={u} run={run} />
+            </td>
+            <td>{u.banned ? <span className="text-rose-700">deactivated</span> : "active"}</td>
+            <td className="whitespace-nowrap text-zinc-500">{formatDate(u.createdAt)}</td>
+            <AccountActions user={u} self={u.id === me} run={run} />
           </tr>
-        </thead>
-        <tbody>
-          {users.map((u) => (
-            <tr key={u.id}>
-              <td className="font-medium">{u.name}</td>
-              <td className="font-mono text-[12px]">{u.email}</td>
-              <td>
-                <RolePicker user={u} run={run} />
-              </td>
-              <td>{u.banned ? <span className="text-rose-700">deactivated</span> : "active"}</td>
-              <td className="whitespace-nowrap text-zinc-500">{formatDate(u.createdAt)}</td>
-              <AccountActions user={u} self={u.id === me} run={run} />
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DenseTable>
     </section>
   );
 }

@@ -14,6 +14,7 @@ import { FLAGGED_PARAM, getParam, positiveInt } from "../_lib/params";
 import { FlaggedNote, type FlaggedCount } from "../_components/flagged-note";
 import { EmptyState } from "../../_components/ui";
 import { RegionAgreementSection } from "./regions-section";
+import { DenseTable, right } from "../../_components/table";
 
 type HumansResult = Awaited<ReturnType<Awaited<ReturnType<typeof api>>["analytics"]["humans"]>>;
 
@@ -165,38 +166,22 @@ function DecisionSources({ decisions }: { decisions: HumansResult["decisions"] }
         {fmtCount(decisions.qaConfirmed)} confirmed in QA · {fmtCount(decisions.qaCorrected)} corrected in QA.
       </p>
       <div className="grid gap-4 md:grid-cols-2">
-        <table className="table-dense">
-          <thead>
-            <tr>
-              <th>Source of the disagreement</th>
-              <th className="text-right">Decisions</th>
+        <DenseTable columns={["Source of the disagreement", right("Decisions")]}>
+          {decisions.bySource.map((r) => (
+            <tr key={r.source}>
+              <td>{r.source.replace("_", " ")}</td>
+              <td className="text-right tabular-nums">{fmtCount(r.n)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {decisions.bySource.map((r) => (
-              <tr key={r.source}>
-                <td>{r.source.replace("_", " ")}</td>
-                <td className="text-right tabular-nums">{fmtCount(r.n)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <table className="table-dense">
-          <thead>
-            <tr>
-              <th>Confidence</th>
-              <th className="text-right">Decisions</th>
+          ))}
+        </DenseTable>
+        <DenseTable columns={["Confidence", right("Decisions")]}>
+          {decisions.byConfidence.map((r) => (
+            <tr key={r.confidence}>
+              <td>{r.confidence}</td>
+              <td className="text-right tabular-nums">{fmtCount(r.n)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {decisions.byConfidence.map((r) => (
-              <tr key={r.confidence}>
-                <td>{r.confidence}</td>
-                <td className="text-right tabular-nums">{fmtCount(r.n)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DenseTable>
       </div>
     </section>
   );

@@ -13,6 +13,7 @@ import { useTRPC } from "../../_trpc/client";
 import { ProgressBar } from "../../_components/progress-bar";
 import { PolicyBadge, StatusPill, VerdictPill } from "./bits";
 import type { LiveRunDetail } from "@/server/services/live/live-runs";
+import { DenseTable } from "../../_components/table";
 
 export function LiveRunView({ id }: { id: number }) {
   const trpc = useTRPC();
@@ -130,22 +131,11 @@ export function LiveRunView({ id }: { id: number }) {
         </section>
 
         <section className="panel overflow-x-auto" aria-label="Tasks">
-          <table className="table-dense" data-testid="live-tasks">
-            <thead>
-              <tr>
-                <th className="w-28">Now</th>
-                <th>Task</th>
-                <th className="w-56">Progress</th>
-                <th>Outcome</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {data.tasks.map((t) => (
-                <TaskRow key={t.jobId} runId={id} task={t} onCancel={() => cancel.mutate({ runId: id, taskId: t.taskId })} />
-              ))}
-            </tbody>
-          </table>
+          <DenseTable columns={[{ label: "Now", className: "w-28" }, "Task", { label: "Progress", className: "w-56" }, "Outcome", ""]} testId="live-tasks">
+            {data.tasks.map((t) => (
+              <TaskRow key={t.jobId} runId={id} task={t} onCancel={() => cancel.mutate({ runId: id, taskId: t.taskId })} />
+            ))}
+          </DenseTable>
         </section>
       </div>
     </>

@@ -11,6 +11,7 @@ import { useState } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { SITE_PLACEHOLDERS } from "@/server/domain/live/deployment";
 import { useTRPC } from "../../_trpc/client";
+import { DenseTable } from "../../_components/table";
 
 type Profile = inferRouterOutputs<AppRouter>["deploymentProfiles"]["list"][number];
 
@@ -108,58 +109,47 @@ export function DeploymentProfiles({ initial }: { initial: Profile[] }) {
   return (
     <div className="mx-auto flex w-full max-w-5xl flex-col gap-4 px-6 py-5">
       <section className="panel overflow-x-auto" aria-label="Profiles">
-        <table className="table-dense" data-testid="deployment-profiles">
-          <thead>
+        <DenseTable columns={["Profile", "Sites", "Runs may reach", ""]} testId="deployment-profiles">
+          {list.data.length === 0 && (
             <tr>
-              <th>Profile</th>
-              <th>Sites</th>
-              <th>Runs may reach</th>
-              <th />
+              <td colSpan={4} className="text-zinc-500">
+                No profiles yet. Describe your deployment below.
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {list.data.length === 0 && (
-              <tr>
-                <td colSpan={4} className="text-zinc-500">
-                  No profiles yet. Describe your deployment below.
-                </td>
-              </tr>
-            )}
-            {list.data.map((p) => (
-              <tr key={p.id} data-testid={`profile-${p.name}`}>
-                <td className="font-medium">{p.name}</td>
-                <td>
-                  {p.sites.map((s) => (
-                    <div key={s.placeholder} className="text-[12px]">
-                      <span className="font-mono">{s.placeholder}</span> → {s.url}
-                      <span className="text-zinc-500">
-                        {" "}
-                        · {s.login?.kind === "recipe" ? `login as ${s.login.username}` : s.login ? `storage state (${s.login.cookies} cookies)` : "no login"}
-                        {s.reset ? ` · reset ${s.reset.method}` : ""}
-                      </span>
-                    </div>
-                  ))}
-                </td>
-                <td className="font-mono text-2xs">{p.destinations.join(", ")}</td>
-                <td className="whitespace-nowrap">
-                  <button type="button" className="btn" onClick={() => (setEditing(p.id), setText(editable(p)), setProblem(null))}>
-                    Edit
-                  </button>{" "}
-                  <button
-                    type="button"
-                    className="btn border-rose-300 text-rose-700"
-                    onClick={() =>
-                      window.confirm(`Delete the profile ${p.name}? Runs already started keep its URLs but cannot sign in again.`) &&
-                      remove.mutate({ id: p.id })
-                    }
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          )}
+          {list.data.map((p) => (
+            <tr key={p.id} data-testid={`profile-${p.name}`}>
+              <td className="font-medium">{p.name}</td>
+              <td>
+                {p.sites.map((s) => (
+                  <div key={s.placeholder} className="text-[12px]">
+                    <span className="font-mono">{s.placeholder}</span> → {s.url}
+                    <span className="text-zinc-500">
+                      {" "}
+                      · {s.login?.kind === "recipe" ? `login as ${s.login.username}` : s.login ? `storage state (${s.login.cookies} cookies)` : "no login"}
+                      {s.reset ? ` · reset ${s.reset.method}` : ""}
+                    </span>
+                  </div>
+                ))}
+              </td>
+              <td className="font-mono text-2xs">{p.destinations.join(", ")}</td>
+              <td className="whitespace-nowrap">
+                <button type="button" className="btn" onClick={() => (setEditing(p.id), setText(editable(p)), setProblem(null))}>
+                  Edit
+                </button>{" "}
+                <button
+                  type="button"
+                  className="btn border-rose-300 text-rose-700"
+                  onClick={() =>
+                    window.confirm(`Delete the profile ${p.name}? Runs already started keep its URLs but cannot sign in again.`) && remove.mutate({ id: p.id })
+                  }
+                >
+                  Delete
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DenseTable>
       </section>
 
       <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Profile editor">

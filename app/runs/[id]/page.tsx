@@ -7,6 +7,7 @@ import { ReportButton } from "../../_components/report-dialog";
 import { formatCount, formatDate, formatPercent, OutcomeBar, PageHeader, Stat } from "../../_components/ui";
 import { api, orNotFound } from "../../_trpc/server";
 import { rateCellView } from "../../analytics/_lib/rates";
+import { DenseTable, right } from "../../_components/table";
 
 export const metadata: Metadata = { title: "Run" };
 
@@ -54,30 +55,20 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           <OutcomeBar counts={outcomes} />
         </div>
         <div className="panel overflow-x-auto">
-          <table className="table-dense">
-            <thead>
-              <tr>
-                <th>Site</th>
-                <th className="text-right">Trajectories</th>
-                <th className="text-right">Answered</th>
-                <th className="text-right">Mean steps</th>
+          <DenseTable columns={["Site", right("Trajectories"), right("Answered"), right("Mean steps")]}>
+            {sites.map((s) => (
+              <tr key={s.site ?? "(none)"}>
+                <td>
+                  <Link className="link" href={`/trajectories?run=${id}${s.site ? `&site=${encodeURIComponent(s.site)}` : ""}`}>
+                    {s.site ?? "(no site)"}
+                  </Link>
+                </td>
+                <td className="text-right tabular-nums">{formatCount(s.trajectories)}</td>
+                <td className="text-right tabular-nums">{formatPercent(s.answered, s.trajectories)}</td>
+                <td className="text-right tabular-nums">{s.meanSteps.toFixed(1)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {sites.map((s) => (
-                <tr key={s.site ?? "(none)"}>
-                  <td>
-                    <Link className="link" href={`/trajectories?run=${id}${s.site ? `&site=${encodeURIComponent(s.site)}` : ""}`}>
-                      {s.site ?? "(no site)"}
-                    </Link>
-                  </td>
-                  <td className="text-right tabular-nums">{formatCount(s.trajectories)}</td>
-                  <td className="text-right tabular-nums">{formatPercent(s.answered, s.trajectories)}</td>
-                  <td className="text-right tabular-nums">{s.meanSteps.toFixed(1)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DenseTable>
         </div>
         {run.config && Object.keys(run.config).length > 0 && (
           <details className="panel px-3 py-2">
@@ -142,38 +133,28 @@ function SuccessRates({ rates, runId }: { rates: Awaited<ReturnType<typeof succe
           or label them in a campaign.
         </p>
       ) : (
-        <table className="table-dense mt-1">
-          <thead>
-            <tr>
-              <th>Evaluator</th>
-              <th>Kind</th>
-              <th className="text-right">Success rate [95% CI] · successes / n</th>
-              <th className="text-right">Left out</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rates.columns.map((c) => {
-              const cell = rateCellView(c.total);
-              const left = c.total.unparseable + c.total.notEvaluable + c.total.unsure;
-              return (
-                <tr key={c.id} data-testid={`rate-${c.kind}`}>
-                  <td className={c.kind === "human" ? "font-medium text-zinc-900" : ""}>{c.label}</td>
-                  <td className="text-[12px] text-zinc-500">{KIND_LABEL[c.kind] ?? c.kind}</td>
-                  <td className="text-right tabular-nums" title={cell.title}>
-                    {cell.href ? (
-                      <Link className="link" href={cell.href}>
-                        {cell.text}
-                      </Link>
-                    ) : (
-                      cell.text
-                    )}
-                  </td>
-                  <td className="text-right text-zinc-500 tabular-nums">{left ? formatCount(left) : "–"}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DenseTable columns={["Evaluator", "Kind", right("Success rate [95% CI] · successes / n"), right("Left out")]} className="mt-1">
+          {rates.columns.map((c) => {
+            const cell = rateCellView(c.total);
+            const left = c.total.unparseable + c.total.notEvaluable + c.total.unsure;
+            return (
+              <tr key={c.id} data-testid={`rate-${c.kind}`}>
+                <td className={c.kind === "human" ? "font-medium text-zinc-900" : ""}>{c.label}</td>
+                <td className="text-[12px] text-zinc-500">{KIND_LABEL[c.kind] ?? c.kind}</td>
+                <td className="text-right tabular-nums" title={cell.title}>
+                  {cell.href ? (
+                    <Link className="link" href={cell.href}>
+                      {cell.text}
+                    </Link>
+                  ) : (
+                    cell.text
+                  )}
+                </td>
+                <td className="text-right text-zinc-500 tabular-nums">{left ? formatCount(left) : "–"}</td>
+              </tr>
+            );
+          })}
+        </DenseTable>
       )}
     </section>
   );

@@ -7,6 +7,7 @@ import { api, orNotFound } from "../../_trpc/server";
 import { currentUser } from "../../_lib/session";
 import { hasRole } from "@/server/domain/access/actor";
 import { TaskFlagButton } from "../../trajectories/[id]/_components/task-flag-dialog";
+import { DenseTable, right } from "../../_components/table";
 
 export const metadata: Metadata = { title: "Task" };
 
@@ -99,39 +100,28 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
           </div>
           {trajectories.length > 0 && (
             <div className="panel overflow-x-auto">
-              <table className="table-dense">
-                <thead>
-                  <tr>
-                    <th>ID</th>
-                    <th>Run</th>
-                    <th>Outcome</th>
-                    <th className="text-right">Steps</th>
-                    <th>Final answer</th>
+              <DenseTable columns={["ID", "Run", "Outcome", right("Steps"), "Final answer"]}>
+                {trajectories.map((t) => (
+                  <tr key={t.id}>
+                    <td className="font-mono">
+                      <Link className="link" href={`/trajectories/${t.id}`}>
+                        {t.id}
+                      </Link>
+                    </td>
+                    <td>
+                      <div>{t.runName}</div>
+                      {t.model && <div className="font-mono text-2xs text-zinc-500">{t.model}</div>}
+                    </td>
+                    <td>
+                      <OutcomeBadge outcome={t.outcome} />
+                    </td>
+                    <td className="text-right tabular-nums">{t.stepCount}</td>
+                    <td className="max-w-80">
+                      <div className="line-clamp-2 text-zinc-600">{t.finalAnswer ?? "–"}</div>
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {trajectories.map((t) => (
-                    <tr key={t.id}>
-                      <td className="font-mono">
-                        <Link className="link" href={`/trajectories/${t.id}`}>
-                          {t.id}
-                        </Link>
-                      </td>
-                      <td>
-                        <div>{t.runName}</div>
-                        {t.model && <div className="font-mono text-2xs text-zinc-500">{t.model}</div>}
-                      </td>
-                      <td>
-                        <OutcomeBadge outcome={t.outcome} />
-                      </td>
-                      <td className="text-right tabular-nums">{t.stepCount}</td>
-                      <td className="max-w-80">
-                        <div className="line-clamp-2 text-zinc-600">{t.finalAnswer ?? "–"}</div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </DenseTable>
             </div>
           )}
         </section>

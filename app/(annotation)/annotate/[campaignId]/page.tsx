@@ -6,6 +6,7 @@ import { ErrorPanel, formatDate, PageHeader } from "../../../_components/ui";
 import { requirePageUser } from "../../../_lib/session";
 import { api, orNotFound } from "../../../_trpc/server";
 import { PairwiseQueue } from "../_components/pairwise-queue";
+import { DenseTable } from "../../../_components/table";
 
 export const metadata: Metadata = { title: "Annotate" };
 
@@ -81,41 +82,29 @@ export default async function CampaignQueuePage({ params, searchParams }: Props)
             <h2 className="section-title">Your labels ({done.length})</h2>
           </div>
           {done.length ? (
-            <table className="table-dense">
-              <thead>
-                <tr>
-                  <th>Task</th>
-                  <th>Verdict</th>
-                  <th>Category</th>
-                  <th>Revision</th>
-                  <th>Labelled</th>
-                  <th />
+            <DenseTable columns={["Task", "Verdict", "Category", "Revision", "Labelled", ""]}>
+              {done.map((l) => (
+                <tr key={l.itemNo}>
+                  <td className="max-w-96">
+                    <div className="font-mono text-[12px]">{l.externalTaskId}</div>
+                    <div className="truncate text-zinc-500">{l.intent}</div>
+                  </td>
+                  <td>{l.verdict}</td>
+                  <td>{l.category ?? "–"}</td>
+                  <td className="tabular-nums">{l.revision}</td>
+                  <td className="whitespace-nowrap">{formatDate(l.updatedAt)}</td>
+                  <td>
+                    {l.itemState === "adjudicated" ? (
+                      <span className="text-2xs text-zinc-500">adjudicated</span>
+                    ) : campaign.status === "active" ? (
+                      <Link className="link" href={`/annotate/${campaignId}/${l.itemNo}`}>
+                        Revise
+                      </Link>
+                    ) : null}
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {done.map((l) => (
-                  <tr key={l.itemNo}>
-                    <td className="max-w-96">
-                      <div className="font-mono text-[12px]">{l.externalTaskId}</div>
-                      <div className="truncate text-zinc-500">{l.intent}</div>
-                    </td>
-                    <td>{l.verdict}</td>
-                    <td>{l.category ?? "–"}</td>
-                    <td className="tabular-nums">{l.revision}</td>
-                    <td className="whitespace-nowrap">{formatDate(l.updatedAt)}</td>
-                    <td>
-                      {l.itemState === "adjudicated" ? (
-                        <span className="text-2xs text-zinc-500">adjudicated</span>
-                      ) : campaign.status === "active" ? (
-                        <Link className="link" href={`/annotate/${campaignId}/${l.itemNo}`}>
-                          Revise
-                        </Link>
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DenseTable>
           ) : (
             <p className="px-4 py-8 text-center text-zinc-500">You have not labelled anything in this campaign.</p>
           )}

@@ -12,6 +12,7 @@ import { PairwiseCampaign } from "../_components/pairwise-campaign";
 import { QualificationPanel } from "../_components/qualification-panel";
 import { QualityPanel } from "../_components/quality-panel";
 import { GuidelinesEditor } from "../_components/guidelines-editor";
+import { DenseTable, right } from "../../../_components/table";
 
 export const metadata: Metadata = { title: "Campaign" };
 
@@ -208,50 +209,47 @@ export default async function CampaignPage({ params }: Props) {
           <div className="border-b border-zinc-200 px-3 py-2">
             <h2 className="section-title">Progress per annotator</h2>
           </div>
-          <table className="table-dense">
-            <thead>
+          <DenseTable
+            columns={[
+              "Annotator",
+              right("Labelled"),
+              { label: "Of the items", className: "w-48" },
+              right("Success"),
+              right("Failure"),
+              right("Unsure"),
+              right("Mean time"),
+              right("Holding"),
+              "Last label",
+            ]}
+          >
+            {o.annotators.length === 0 && (
               <tr>
-                <th>Annotator</th>
-                <th className="text-right">Labelled</th>
-                <th className="w-48">Of the items</th>
-                <th className="text-right">Success</th>
-                <th className="text-right">Failure</th>
-                <th className="text-right">Unsure</th>
-                <th className="text-right">Mean time</th>
-                <th className="text-right">Holding</th>
-                <th>Last label</th>
+                <td colSpan={9} className="py-6 text-center text-zinc-500">
+                  No annotator yet: add some below.
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {o.annotators.length === 0 && (
-                <tr>
-                  <td colSpan={9} className="py-6 text-center text-zinc-500">
-                    No annotator yet: add some below.
-                  </td>
-                </tr>
-              )}
-              {o.annotators.map((a) => (
-                <tr key={a.userId ?? `import:${a.name}`}>
-                  <td>
-                    {a.name}
-                    {!a.member && <span className="ml-1 text-2xs text-zinc-500">{a.userId ? "(removed)" : "(imported)"}</span>}
-                  </td>
-                  <td className="text-right tabular-nums">{formatCount(a.labelled)}</td>
-                  <td>
-                    <div className="h-1.5 w-full overflow-hidden rounded-full bg-zinc-100">
-                      <div className="h-full bg-indigo-500" style={{ width: `${o.counts.items ? (100 * a.labelled) / o.counts.items : 0}%` }} />
-                    </div>
-                  </td>
-                  <td className="text-right tabular-nums">{a.success}</td>
-                  <td className="text-right tabular-nums">{a.failure}</td>
-                  <td className="text-right tabular-nums">{a.unsure}</td>
-                  <td className="text-right tabular-nums">{minutes(a.meanTimeMs)}</td>
-                  <td className="text-right tabular-nums">{a.reserved || ""}</td>
-                  <td className="whitespace-nowrap text-zinc-500">{formatDate(a.lastAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            )}
+            {o.annotators.map((a) => (
+              <tr key={a.userId ?? `import:${a.name}`}>
+                <td>
+                  {a.name}
+                  {!a.member && <span className="ml-1 text-2xs text-zinc-500">{a.userId ? "(removed)" : "(imported)"}</span>}
+                </td>
+                <td className="text-right tabular-nums">{formatCount(a.labelled)}</td>
+                <td>
+                  <div className="h-1.5 w-full overflow-hidden rounded-full bg-zinc-100">
+                    <div className="h-full bg-indigo-500" style={{ width: `${o.counts.items ? (100 * a.labelled) / o.counts.items : 0}%` }} />
+                  </div>
+                </td>
+                <td className="text-right tabular-nums">{a.success}</td>
+                <td className="text-right tabular-nums">{a.failure}</td>
+                <td className="text-right tabular-nums">{a.unsure}</td>
+                <td className="text-right tabular-nums">{minutes(a.meanTimeMs)}</td>
+                <td className="text-right tabular-nums">{a.reserved || ""}</td>
+                <td className="whitespace-nowrap text-zinc-500">{formatDate(a.lastAt)}</td>
+              </tr>
+            ))}
+          </DenseTable>
         </section>
 
         <div className="grid gap-4 lg:grid-cols-2">

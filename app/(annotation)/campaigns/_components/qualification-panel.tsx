@@ -9,6 +9,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { rightAnswersToPass } from "@/server/domain/annotation/qualification";
 import { useTRPC } from "../../../_trpc/client";
+import { DenseTable, right } from "../../../_components/table";
 
 type Errors = { items?: string; passAt?: string; form?: string };
 
@@ -178,38 +179,27 @@ type Standing = { annotatorKey: string; name: string; status: keyof typeof RESUL
 /** Each annotator's result on the qualification: passed, failed or in progress, with their score and the bar to pass. */
 function QualificationResults({ annotators, on }: { annotators: Standing[]; on: boolean }) {
   return (
-    <table className="table-dense" data-testid="qualification-results">
-      <thead>
+    <DenseTable columns={["Annotator", "Result", right("Right"), right("Answered"), right("Needed to pass")]} testId="qualification-results">
+      {annotators.length === 0 && (
         <tr>
-          <th>Annotator</th>
-          <th>Result</th>
-          <th className="text-right">Right</th>
-          <th className="text-right">Answered</th>
-          <th className="text-right">Needed to pass</th>
+          <td colSpan={5} className="py-3 text-center text-zinc-500">
+            {on ? "Nobody has answered a qualification item yet." : "Turn the qualification on to see each annotator's result here."}
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {annotators.length === 0 && (
-          <tr>
-            <td colSpan={5} className="py-3 text-center text-zinc-500">
-              {on ? "Nobody has answered a qualification item yet." : "Turn the qualification on to see each annotator's result here."}
-            </td>
-          </tr>
-        )}
-        {annotators.map((a) => (
-          <tr key={a.annotatorKey}>
-            <td>{a.name}</td>
-            <td className={RESULT[a.status].tone}>{RESULT[a.status].text}</td>
-            <td className="text-right tabular-nums">
-              {a.correct} of {a.answered} ({a.answered ? Math.round((a.correct / a.answered) * 100) : 0} %)
-            </td>
-            <td className="text-right tabular-nums">
-              {a.answered} of {a.items}
-            </td>
-            <td className="text-right tabular-nums">{a.passAt === null ? "–" : `${rightAnswersToPass(a.passAt, a.items)} of ${a.items}`}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      )}
+      {annotators.map((a) => (
+        <tr key={a.annotatorKey}>
+          <td>{a.name}</td>
+          <td className={RESULT[a.status].tone}>{RESULT[a.status].text}</td>
+          <td className="text-right tabular-nums">
+            {a.correct} of {a.answered} ({a.answered ? Math.round((a.correct / a.answered) * 100) : 0} %)
+          </td>
+          <td className="text-right tabular-nums">
+            {a.answered} of {a.items}
+          </td>
+          <td className="text-right tabular-nums">{a.passAt === null ? "–" : `${rightAnswersToPass(a.passAt, a.items)} of ${a.items}`}</td>
+        </tr>
+      ))}
+    </DenseTable>
   );
 }

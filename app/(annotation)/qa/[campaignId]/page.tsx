@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { EmptyState, formatCount, PageHeader, Pagination } from "../../../_components/ui";
 import { requirePageUser } from "../../../_lib/session";
 import { api, orNotFound } from "../../../_trpc/server";
+import { DenseTable, right } from "../../../_components/table";
 
 export const metadata: Metadata = { title: "QA queue" };
 
@@ -63,56 +64,44 @@ export default async function QaQueuePage({ params, searchParams }: Props) {
           </EmptyState>
         ) : (
           <div className="panel overflow-x-auto" data-testid="qa-queue">
-            <table className="table-dense">
-              <thead>
-                <tr>
-                  <th>Item</th>
-                  <th>Task</th>
-                  <th>State</th>
-                  <th>Labels</th>
-                  <th className="text-right">Steps</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {queue.items.map((item) => (
-                  <tr key={item.itemNo} data-testid="qa-queue-row">
-                    <td className="tabular-nums">#{item.itemNo}</td>
-                    <td className="max-w-96">
-                      <div className="font-mono text-[12px]">{item.externalTaskId}</div>
-                      <div className="truncate text-zinc-500" title={item.intent}>
-                        {item.intent}
+            <DenseTable columns={["Item", "Task", "State", "Labels", right("Steps"), ""]}>
+              {queue.items.map((item) => (
+                <tr key={item.itemNo} data-testid="qa-queue-row">
+                  <td className="tabular-nums">#{item.itemNo}</td>
+                  <td className="max-w-96">
+                    <div className="font-mono text-[12px]">{item.externalTaskId}</div>
+                    <div className="truncate text-zinc-500" title={item.intent}>
+                      {item.intent}
+                    </div>
+                  </td>
+                  <td>
+                    <span className={item.state === "disputed" ? "font-medium text-rose-700" : "text-zinc-600"}>{item.state}</span>
+                  </td>
+                  <td>
+                    {item.blind ? (
+                      <span className="text-2xs text-zinc-500">hidden: you still label this trajectory blind</span>
+                    ) : (
+                      <div className="flex flex-wrap gap-1">
+                        {item.labels.map((l, i) => (
+                          <span key={i} className={`rounded px-1.5 py-px text-2xs font-medium ${VERDICT_STYLE[l.verdict] ?? ""}`} title={l.annotatorName}>
+                            {l.verdict}
+                            {l.category ? ` · ${l.category}` : ""}
+                          </span>
+                        ))}
                       </div>
-                    </td>
-                    <td>
-                      <span className={item.state === "disputed" ? "font-medium text-rose-700" : "text-zinc-600"}>{item.state}</span>
-                    </td>
-                    <td>
-                      {item.blind ? (
-                        <span className="text-2xs text-zinc-500">hidden: you still label this trajectory blind</span>
-                      ) : (
-                        <div className="flex flex-wrap gap-1">
-                          {item.labels.map((l, i) => (
-                            <span key={i} className={`rounded px-1.5 py-px text-2xs font-medium ${VERDICT_STYLE[l.verdict] ?? ""}`} title={l.annotatorName}>
-                              {l.verdict}
-                              {l.category ? ` · ${l.category}` : ""}
-                            </span>
-                          ))}
-                        </div>
-                      )}
-                    </td>
-                    <td className="text-right tabular-nums">{item.stepCount}</td>
-                    <td>
-                      {!item.blind && (
-                        <Link className="link whitespace-nowrap" href={`/qa/${campaignId}/${item.itemNo}`}>
-                          {status === "pending" ? "Review →" : "Open →"}
-                        </Link>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    )}
+                  </td>
+                  <td className="text-right tabular-nums">{item.stepCount}</td>
+                  <td>
+                    {!item.blind && (
+                      <Link className="link whitespace-nowrap" href={`/qa/${campaignId}/${item.itemNo}`}>
+                        {status === "pending" ? "Review →" : "Open →"}
+                      </Link>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </DenseTable>
           </div>
         )}
         {queue.total > queue.pageSize && (

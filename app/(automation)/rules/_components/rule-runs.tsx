@@ -10,6 +10,7 @@ import { RULE_TRIGGER_LABELS } from "@/server/domain/automation/rules";
 import { formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { RULES_REFRESH_MS, type RuleView } from "./rule-view";
+import { DenseTable, right } from "../../../_components/table";
 
 const OUTCOME_TEXT = { acted: "acted", nothing: "nothing new", refused: "refused" } as const;
 
@@ -35,46 +36,35 @@ export function RuleRuns({ rule }: { rule: RuleView }) {
         </p>
       ) : (
         <div className="overflow-x-auto">
-          <table className="table-dense w-full text-[12.5px]">
-            <thead>
-              <tr>
-                <th className="text-left">When</th>
-                <th className="text-left">Arrival</th>
-                <th className="text-right">Arrived</th>
-                <th className="text-right">Matched</th>
-                <th className="text-right">In the share</th>
-                <th className="text-right">Done before</th>
-                <th className="text-right">Acted on</th>
-                <th className="text-left">Outcome</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.data.map((run) => (
-                <tr key={run.id} data-testid="rule-run" data-outcome={run.outcome}>
-                  <td className="whitespace-nowrap">{formatDate(run.createdAt)}</td>
-                  <td>
-                    {run.arrival} <span className="text-zinc-500">({RULE_TRIGGER_LABELS[run.trigger]})</span>
-                  </td>
-                  <td className="text-right tabular-nums">{run.arrived}</td>
-                  <td className="text-right tabular-nums">{run.matched}</td>
-                  <td className="text-right tabular-nums">{run.sampled}</td>
-                  <td className="text-right tabular-nums">{run.alreadyDone}</td>
-                  <td className="text-right tabular-nums" data-testid="rule-run-acted">
-                    {run.acted}
-                  </td>
-                  <td className={run.outcome === "refused" ? "text-rose-700" : undefined}>
-                    <span className="flex flex-wrap gap-x-2">
-                      <span>
-                        {OUTCOME_TEXT[run.outcome]}
-                        {run.refusal && <>: {run.refusal}</>}
-                      </span>
-                      <RunLinks rule={rule} run={run} />
+          <DenseTable
+            columns={["When", "Arrival", right("Arrived"), right("Matched"), right("In the share"), right("Done before"), right("Acted on"), "Outcome"]}
+            cellClassName="text-left"
+          >
+            {runs.data.map((run) => (
+              <tr key={run.id} data-testid="rule-run" data-outcome={run.outcome}>
+                <td className="whitespace-nowrap">{formatDate(run.createdAt)}</td>
+                <td>
+                  {run.arrival} <span className="text-zinc-500">({RULE_TRIGGER_LABELS[run.trigger]})</span>
+                </td>
+                <td className="text-right tabular-nums">{run.arrived}</td>
+                <td className="text-right tabular-nums">{run.matched}</td>
+                <td className="text-right tabular-nums">{run.sampled}</td>
+                <td className="text-right tabular-nums">{run.alreadyDone}</td>
+                <td className="text-right tabular-nums" data-testid="rule-run-acted">
+                  {run.acted}
+                </td>
+                <td className={run.outcome === "refused" ? "text-rose-700" : undefined}>
+                  <span className="flex flex-wrap gap-x-2">
+                    <span>
+                      {OUTCOME_TEXT[run.outcome]}
+                      {run.refusal && <>: {run.refusal}</>}
                     </span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                    <RunLinks rule={rule} run={run} />
+                  </span>
+                </td>
+              </tr>
+            ))}
+          </DenseTable>
         </div>
       )}
     </section>

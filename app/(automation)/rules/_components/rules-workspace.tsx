@@ -13,6 +13,7 @@ import { useTRPC } from "../../../_trpc/client";
 import { RuleForm } from "./rule-form";
 import { RuleRuns } from "./rule-runs";
 import { RULES_REFRESH_MS, type RuleView } from "./rule-view";
+import { DenseTable, hidden, right } from "../../../_components/table";
 
 export function RulesWorkspace() {
   const trpc = useTRPC();
@@ -94,51 +95,40 @@ function RuleTable({
 }) {
   return (
     <section className="panel overflow-x-auto" aria-label="Rules">
-      <table className="table-dense w-full text-[12.5px]" data-testid="rule-list">
-        <thead>
-          <tr>
-            <th className="text-left">Rule</th>
-            <th className="text-left">Filter</th>
-            <th className="text-left">When</th>
-            <th className="text-right">Share</th>
-            <th className="text-left">Action</th>
-            <th className="text-left">Last run</th>
-            <th className="text-left">
-              <span className="sr-only">Actions</span>
-            </th>
+      <DenseTable
+        columns={["Rule", "Filter", "When", right("Share"), "Action", "Last run", hidden("Actions", "text-left")]}
+        cellClassName="text-left"
+        testId="rule-list"
+      >
+        {rules.map((r) => (
+          <tr key={r.id} data-testid="rule-row" data-name={r.name} aria-selected={shown === r.id} className={shown === r.id ? "bg-indigo-50/50" : undefined}>
+            <td className="whitespace-nowrap">
+              <span className="font-medium">{r.name}</span>
+              {!r.enabled && <span className="ml-1.5 rounded-sm bg-zinc-100 px-1 text-[10.5px] text-zinc-600">paused</span>}
+              <div className="text-[11px] text-zinc-500">{r.author ? `by ${r.author}` : "author gone"}</div>
+            </td>
+            <td className="max-w-[22rem] min-w-[14rem] font-mono text-[11.5px] break-all">
+              {r.filterText || <span className="font-sans text-zinc-500">every arrival</span>}
+            </td>
+            <td className="whitespace-nowrap">{r.triggers.map((t) => RULE_TRIGGER_LABELS[t]).join(", ")}</td>
+            <td className="text-right tabular-nums">{r.sharePercent}%</td>
+            <td>
+              {actionText(r)}
+              {r.target.problem && (
+                <div className="text-[11.5px] text-amber-800" data-testid="rule-problem">
+                  {r.target.problem}
+                </div>
+              )}
+            </td>
+            <td className="whitespace-nowrap" data-testid="rule-last-run">
+              <LastRun run={r.lastRun} />
+            </td>
+            <td className="whitespace-nowrap">
+              <RuleRowActions rule={r} shown={shown === r.id} onShow={onShow} onEdit={onEdit} />
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rules.map((r) => (
-            <tr key={r.id} data-testid="rule-row" data-name={r.name} aria-selected={shown === r.id} className={shown === r.id ? "bg-indigo-50/50" : undefined}>
-              <td className="whitespace-nowrap">
-                <span className="font-medium">{r.name}</span>
-                {!r.enabled && <span className="ml-1.5 rounded-sm bg-zinc-100 px-1 text-[10.5px] text-zinc-600">paused</span>}
-                <div className="text-[11px] text-zinc-500">{r.author ? `by ${r.author}` : "author gone"}</div>
-              </td>
-              <td className="max-w-[22rem] min-w-[14rem] font-mono text-[11.5px] break-all">
-                {r.filterText || <span className="font-sans text-zinc-500">every arrival</span>}
-              </td>
-              <td className="whitespace-nowrap">{r.triggers.map((t) => RULE_TRIGGER_LABELS[t]).join(", ")}</td>
-              <td className="text-right tabular-nums">{r.sharePercent}%</td>
-              <td>
-                {actionText(r)}
-                {r.target.problem && (
-                  <div className="text-[11.5px] text-amber-800" data-testid="rule-problem">
-                    {r.target.problem}
-                  </div>
-                )}
-              </td>
-              <td className="whitespace-nowrap" data-testid="rule-last-run">
-                <LastRun run={r.lastRun} />
-              </td>
-              <td className="whitespace-nowrap">
-                <RuleRowActions rule={r} shown={shown === r.id} onShow={onShow} onEdit={onEdit} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DenseTable>
     </section>
   );
 }

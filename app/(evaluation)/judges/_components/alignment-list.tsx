@@ -4,6 +4,7 @@ import { useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { EmptyState, formatCount, formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
+import { DenseTable, right } from "../../../_components/table";
 
 export function AlignmentList() {
   const trpc = useTRPC();
@@ -19,38 +20,28 @@ export function AlignmentList() {
   return (
     <section className="panel" aria-label="Alignment studies">
       <div className="overflow-x-auto">
-        <table className="table-dense" data-testid="alignment-table">
-          <thead>
-            <tr>
-              <th>Study</th>
-              <th>Configuration</th>
-              <th>Campaign</th>
-              <th>k</th>
-              <th className="text-right">Calibration / held out</th>
-              <th className="text-right">Versions</th>
-              <th>Created</th>
+        <DenseTable
+          columns={["Study", "Configuration", "Campaign", "k", right("Calibration / held out"), right("Versions"), "Created"]}
+          testId="alignment-table"
+        >
+          {studies.map((s) => (
+            <tr key={s.id}>
+              <td>
+                <Link className="link" href={`/judges/alignment/${s.id}`}>
+                  {s.name}
+                </Link>
+              </td>
+              <td>{s.configName}</td>
+              <td>{s.campaignName}</td>
+              <td className="font-mono text-[12px]">{s.k}</td>
+              <td className="text-right tabular-nums">
+                {formatCount(s.calibration)} / {formatCount(s.heldOut)}
+              </td>
+              <td className="text-right tabular-nums">{formatCount(s.versions)}</td>
+              <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(s.createdAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {studies.map((s) => (
-              <tr key={s.id}>
-                <td>
-                  <Link className="link" href={`/judges/alignment/${s.id}`}>
-                    {s.name}
-                  </Link>
-                </td>
-                <td>{s.configName}</td>
-                <td>{s.campaignName}</td>
-                <td className="font-mono text-[12px]">{s.k}</td>
-                <td className="text-right tabular-nums">
-                  {formatCount(s.calibration)} / {formatCount(s.heldOut)}
-                </td>
-                <td className="text-right tabular-nums">{formatCount(s.versions)}</td>
-                <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(s.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DenseTable>
       </div>
     </section>
   );

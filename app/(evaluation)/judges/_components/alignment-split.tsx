@@ -7,6 +7,7 @@ import { useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
+import { DenseTable, right } from "../../../_components/table";
 
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
@@ -39,53 +40,33 @@ export function AlignmentSplit({ id }: { id: number }) {
         </button>
       </div>
       <div className="grid gap-3 px-3 py-2 lg:grid-cols-[minmax(0,1fr)_minmax(0,2fr)]">
-        <table className="table-dense self-start" data-testid="split-strata">
-          <thead>
-            <tr>
-              <th>People</th>
-              <th>Site</th>
-              <th className="text-right">Calibration</th>
-              <th className="text-right">Held out</th>
+        <DenseTable columns={["People", "Site", right("Calibration"), right("Held out")]} className="self-start" testId="split-strata">
+          {s.strata.map((st) => (
+            <tr key={`${st.human}:${st.site}`}>
+              <td>{st.human}</td>
+              <td>{st.site ?? "(no site)"}</td>
+              <td className="text-right tabular-nums">{formatCount(st.calibration)}</td>
+              <td className="text-right tabular-nums">{formatCount(st.heldOut)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {s.strata.map((st) => (
-              <tr key={`${st.human}:${st.site}`}>
-                <td>{st.human}</td>
-                <td>{st.site ?? "(no site)"}</td>
-                <td className="text-right tabular-nums">{formatCount(st.calibration)}</td>
-                <td className="text-right tabular-nums">{formatCount(st.heldOut)}</td>
+          ))}
+        </DenseTable>
+        <div className="max-h-72 overflow-auto">
+          <DenseTable columns={["Trajectory", "Part", "People", "Task"]} testId="split-items">
+            {s.items.map((i) => (
+              <tr key={i.trajectoryId} data-part={i.part}>
+                <td>
+                  <Link className="link" href={`/trajectories/${i.trajectoryId}`}>
+                    #{i.trajectoryId}
+                  </Link>
+                </td>
+                <td className={i.part === "held-out" ? "text-amber-800" : "text-zinc-700"}>{i.part}</td>
+                <td>{i.human ?? "–"}</td>
+                <td className="max-w-md truncate text-[12px]" title={i.intent}>
+                  {i.intent}
+                </td>
               </tr>
             ))}
-          </tbody>
-        </table>
-        <div className="max-h-72 overflow-auto">
-          <table className="table-dense" data-testid="split-items">
-            <thead>
-              <tr>
-                <th>Trajectory</th>
-                <th>Part</th>
-                <th>People</th>
-                <th>Task</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.items.map((i) => (
-                <tr key={i.trajectoryId} data-part={i.part}>
-                  <td>
-                    <Link className="link" href={`/trajectories/${i.trajectoryId}`}>
-                      #{i.trajectoryId}
-                    </Link>
-                  </td>
-                  <td className={i.part === "held-out" ? "text-amber-800" : "text-zinc-700"}>{i.part}</td>
-                  <td>{i.human ?? "–"}</td>
-                  <td className="max-w-md truncate text-[12px]" title={i.intent}>
-                    {i.intent}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          </DenseTable>
         </div>
       </div>
     </section>

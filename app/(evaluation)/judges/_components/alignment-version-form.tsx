@@ -15,6 +15,7 @@ import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { errorText } from "../_lib/error-text";
 import type { AlignmentView } from "../_lib/improvement";
+import { DenseTable } from "../../../_components/table";
 
 type Suggestion = inferRouterOutputs<AppRouter>["judge"]["alignment"]["suggest"];
 type Disagreement = inferRouterOutputs<AppRouter>["judge"]["alignment"]["disagreements"]["disagreements"][number];
@@ -160,51 +161,39 @@ function ExamplePicker({ id, chosen, onChange }: { id: number; chosen: Set<numbe
           : `${formatCount(d.disagreements.length)} disagreement${d.disagreements.length === 1 ? "" : "s"} among ${formatCount(d.judged)} judged calibration item${d.judged === 1 ? "" : "s"}${d.missing ? ` (${formatCount(d.missing)} not judged yet)` : ""}. Tick the items to show the judge as worked examples, with people's verdict and notes.`}
       </p>
       <div className="max-h-80 overflow-auto">
-        <table className="table-dense" data-testid="calibration-items">
-          <thead>
-            <tr>
-              <th>Example</th>
-              <th>Trajectory</th>
-              <th>Task</th>
-              <th>People</th>
-              <th>Judge (v1)</th>
-              <th>Notes and the judge&apos;s reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {calibration.map((i) => {
-              const x = disagreement.get(i.trajectoryId);
-              return (
-                <tr key={i.trajectoryId} className={x ? "bg-amber-50/60" : undefined} data-testid={x ? "disagreement" : "calibration-item"}>
-                  <td>
-                    <input
-                      type="checkbox"
-                      aria-label={`Use trajectory ${i.trajectoryId} as an example`}
-                      checked={chosen.has(i.trajectoryId)}
-                      onChange={(ev) => toggle(i.trajectoryId, ev.target.checked)}
-                    />
-                  </td>
-                  <td>
-                    <Link className="link" href={`/trajectories/${i.trajectoryId}`}>
-                      #{i.trajectoryId}
-                    </Link>
-                  </td>
-                  <td className="max-w-sm text-[12px]">{i.intent}</td>
-                  <td>{i.human ?? "–"}</td>
-                  <td className={x ? "text-rose-700" : "text-zinc-500"}>{x ? x.judge : "agrees or not judged"}</td>
-                  <td className="max-w-md text-[12px] text-zinc-600">
-                    {x?.notes.map((n) => (
-                      <span key={n} className="block">
-                        “{n}”
-                      </span>
-                    ))}
-                    {x?.rationale && <span className="block text-zinc-500">Judge: {x.rationale}</span>}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DenseTable columns={["Example", "Trajectory", "Task", "People", "Judge (v1)", "Notes and the judge's reason"]} testId="calibration-items">
+          {calibration.map((i) => {
+            const x = disagreement.get(i.trajectoryId);
+            return (
+              <tr key={i.trajectoryId} className={x ? "bg-amber-50/60" : undefined} data-testid={x ? "disagreement" : "calibration-item"}>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Use trajectory ${i.trajectoryId} as an example`}
+                    checked={chosen.has(i.trajectoryId)}
+                    onChange={(ev) => toggle(i.trajectoryId, ev.target.checked)}
+                  />
+                </td>
+                <td>
+                  <Link className="link" href={`/trajectories/${i.trajectoryId}`}>
+                    #{i.trajectoryId}
+                  </Link>
+                </td>
+                <td className="max-w-sm text-[12px]">{i.intent}</td>
+                <td>{i.human ?? "–"}</td>
+                <td className={x ? "text-rose-700" : "text-zinc-500"}>{x ? x.judge : "agrees or not judged"}</td>
+                <td className="max-w-md text-[12px] text-zinc-600">
+                  {x?.notes.map((n) => (
+                    <span key={n} className="block">
+                      “{n}”
+                    </span>
+                  ))}
+                  {x?.rationale && <span className="block text-zinc-500">Judge: {x.rationale}</span>}
+                </td>
+              </tr>
+            );
+          })}
+        </DenseTable>
       </div>
     </div>
   );

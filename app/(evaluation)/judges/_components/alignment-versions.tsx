@@ -14,6 +14,7 @@ import { useTRPC } from "../../../_trpc/client";
 import { errorText } from "../_lib/error-text";
 import { kappaChangeText, kappaText, rateText, versionsKappaChart, versionSummary, type AlignmentView } from "../_lib/improvement";
 import { FlipTable } from "./stress-report";
+import { DenseTable, hidden, right } from "../../../_components/table";
 
 export function AlignmentVersions({ view }: { view: AlignmentView }) {
   return (
@@ -22,63 +23,59 @@ export function AlignmentVersions({ view }: { view: AlignmentView }) {
         Versions on the same {formatCount(view.heldOut)} held-out item{view.heldOut === 1 ? "" : "s"}
       </h2>
       <div className="overflow-x-auto">
-        <table className="table-dense" data-testid="versions-table">
-          <thead>
-            <tr>
-              <th>Version</th>
-              <th>Asks with</th>
-              <th className="text-right">Judged</th>
-              <th>κ against people</th>
-              <th>FPR</th>
-              <th>FNR</th>
-              <th>Rate gap (judge − people)</th>
-              <th>Against its parent</th>
-              <th>
-                <span className="sr-only">Stress test</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {view.versions.map((v) => {
-              const m = v.measures;
-              const c = v.comparedWithParent;
-              return (
-                <tr key={v.version.id} data-testid={`version-${v.version.number}`}>
-                  <td className="font-medium">v{v.version.number}</td>
-                  <td className="max-w-xs text-[12px]">
-                    {versionSummary(v.version)}
-                    {v.version.note && <span className="block text-zinc-500">{v.version.note}</span>}
-                  </td>
-                  <td className="text-right tabular-nums">
-                    {m.n} / {m.items}
-                    {m.missing > 0 && <span className="block text-2xs text-amber-700">{m.missing} not run yet</span>}
-                  </td>
-                  <td className="tabular-nums" data-testid="version-kappa">
-                    {kappaText(m.kappa)}
-                  </td>
-                  <td className="tabular-nums">{rateText(m.errors.falsePositive)}</td>
-                  <td className="tabular-nums">{rateText(m.errors.falseNegative)}</td>
-                  <td className="tabular-nums">{rateText(m.errors.gap)}</td>
-                  <td className="text-[12px] tabular-nums" data-testid="version-change">
-                    {c
-                      ? `v${c.parentNumber}: κ ${kappaChangeText(c.kappaChange)} · ${c.flipped.length} flipped (${c.nowRight} now right, ${c.nowWrong} now wrong)`
-                      : "–"}
-                  </td>
-                  <td>
-                    <Link
-                      className="btn whitespace-nowrap"
-                      href={`/judges/stress/new?study=${view.alignment.id}&version=${v.version.number}`}
-                      title={`A stress test of the judge asking with v${v.version.number}, on the study's campaign at k = ${view.alignment.k}`}
-                      data-testid="stress-version"
-                    >
-                      Stress this version
-                    </Link>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DenseTable
+          columns={[
+            "Version",
+            "Asks with",
+            right("Judged"),
+            "κ against people",
+            "FPR",
+            "FNR",
+            "Rate gap (judge − people)",
+            "Against its parent",
+            hidden("Stress test"),
+          ]}
+          testId="versions-table"
+        >
+          {view.versions.map((v) => {
+            const m = v.measures;
+            const c = v.comparedWithParent;
+            return (
+              <tr key={v.version.id} data-testid={`version-${v.version.number}`}>
+                <td className="font-medium">v{v.version.number}</td>
+                <td className="max-w-xs text-[12px]">
+                  {versionSummary(v.version)}
+                  {v.version.note && <span className="block text-zinc-500">{v.version.note}</span>}
+                </td>
+                <td className="text-right tabular-nums">
+                  {m.n} / {m.items}
+                  {m.missing > 0 && <span className="block text-2xs text-amber-700">{m.missing} not run yet</span>}
+                </td>
+                <td className="tabular-nums" data-testid="version-kappa">
+                  {kappaText(m.kappa)}
+                </td>
+                <td className="tabular-nums">{rateText(m.errors.falsePositive)}</td>
+                <td className="tabular-nums">{rateText(m.errors.falseNegative)}</td>
+                <td className="tabular-nums">{rateText(m.errors.gap)}</td>
+                <td className="text-[12px] tabular-nums" data-testid="version-change">
+                  {c
+                    ? `v${c.parentNumber}: κ ${kappaChangeText(c.kappaChange)} · ${c.flipped.length} flipped (${c.nowRight} now right, ${c.nowWrong} now wrong)`
+                    : "–"}
+                </td>
+                <td>
+                  <Link
+                    className="btn whitespace-nowrap"
+                    href={`/judges/stress/new?study=${view.alignment.id}&version=${v.version.number}`}
+                    title={`A stress test of the judge asking with v${v.version.number}, on the study's campaign at k = ${view.alignment.k}`}
+                    data-testid="stress-version"
+                  >
+                    Stress this version
+                  </Link>
+                </td>
+              </tr>
+            );
+          })}
+        </DenseTable>
       </div>
       {view.versions.length > 1 && (
         <div className="border-t border-zinc-100 px-3 py-2">

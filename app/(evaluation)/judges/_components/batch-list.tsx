@@ -5,6 +5,7 @@ import Link from "next/link";
 import { EmptyState, formatCount, formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { BatchStatus } from "./batch-status";
+import { DenseTable, right } from "../../../_components/table";
 
 export function BatchList() {
   const trpc = useTRPC();
@@ -25,44 +26,30 @@ export function BatchList() {
         </EmptyState>
       ) : (
         <div className="overflow-x-auto">
-          <table className="table-dense" data-testid="batch-table">
-            <thead>
-              <tr>
-                <th>Batch</th>
-                <th>Configuration</th>
-                <th>Selection</th>
-                <th>k</th>
-                <th>Status</th>
-                <th className="text-right">Done</th>
-                <th className="text-right">Failed</th>
-                <th>Started</th>
+          <DenseTable columns={["Batch", "Configuration", "Selection", "k", "Status", right("Done"), right("Failed"), "Started"]} testId="batch-table">
+            {batches.map((b) => (
+              <tr key={b.id}>
+                <td>
+                  <Link className="link" href={`/judges/batches/${b.id}`}>
+                    #{b.id}
+                  </Link>
+                </td>
+                <td>{b.configName}</td>
+                <td className="text-[12px]">
+                  {b.selectionLabel ?? "–"} · {formatCount(b.trajectoryCount)} trajector{b.trajectoryCount === 1 ? "y" : "ies"}
+                </td>
+                <td className="font-mono text-[12px]">{b.kValues.join(", ")}</td>
+                <td>
+                  <BatchStatus status={b.status} />
+                </td>
+                <td className="text-right tabular-nums">
+                  {formatCount(b.succeeded)} / {formatCount(b.estimatedCalls)}
+                </td>
+                <td className={`text-right tabular-nums ${b.failed ? "text-rose-700" : ""}`}>{formatCount(b.failed)}</td>
+                <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(b.startedAt ?? b.createdAt)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {batches.map((b) => (
-                <tr key={b.id}>
-                  <td>
-                    <Link className="link" href={`/judges/batches/${b.id}`}>
-                      #{b.id}
-                    </Link>
-                  </td>
-                  <td>{b.configName}</td>
-                  <td className="text-[12px]">
-                    {b.selectionLabel ?? "–"} · {formatCount(b.trajectoryCount)} trajector{b.trajectoryCount === 1 ? "y" : "ies"}
-                  </td>
-                  <td className="font-mono text-[12px]">{b.kValues.join(", ")}</td>
-                  <td>
-                    <BatchStatus status={b.status} />
-                  </td>
-                  <td className="text-right tabular-nums">
-                    {formatCount(b.succeeded)} / {formatCount(b.estimatedCalls)}
-                  </td>
-                  <td className={`text-right tabular-nums ${b.failed ? "text-rose-700" : ""}`}>{formatCount(b.failed)}</td>
-                  <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(b.startedAt ?? b.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DenseTable>
         </div>
       )}
     </section>

@@ -16,6 +16,7 @@ import { BatchStatus } from "./batch-status";
 import { etaText } from "../_lib/batch-text";
 import { errorText } from "../_lib/error-text";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
+import { DenseTable, right } from "../../../_components/table";
 
 const POLL_MS = 1_000;
 /** Failed calls listed one by one (the reasons above count them all). */
@@ -194,32 +195,21 @@ function VerdictsReceived({ verdicts, estimatedCostUsd }: { verdicts: Progress["
 function FailureTable({ rows, failedCount }: { rows: inferRouterOutputs<AppRouter>["judge"]["batches"]["failures"]; failedCount: number }) {
   return (
     <div className="mt-3 max-h-80 overflow-auto">
-      <table className="table-dense" data-testid="failure-table">
-        <thead>
-          <tr>
-            <th>Trajectory</th>
-            <th>k</th>
-            <th className="text-right">Attempts</th>
-            <th>Reason</th>
-            <th>When</th>
+      <DenseTable columns={["Trajectory", "k", right("Attempts"), "Reason", "When"]} testId="failure-table">
+        {rows.map((f) => (
+          <tr key={`${f.trajectoryId}:${f.k}`}>
+            <td>
+              <Link className="link" href={`/trajectories/${f.trajectoryId}`}>
+                #{f.trajectoryId}
+              </Link>
+            </td>
+            <td className="font-mono">{f.k}</td>
+            <td className="text-right tabular-nums">{f.attempts}</td>
+            <td className="max-w-xl font-mono text-[12px] break-words">{f.error || "–"}</td>
+            <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(f.finishedAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((f) => (
-            <tr key={`${f.trajectoryId}:${f.k}`}>
-              <td>
-                <Link className="link" href={`/trajectories/${f.trajectoryId}`}>
-                  #{f.trajectoryId}
-                </Link>
-              </td>
-              <td className="font-mono">{f.k}</td>
-              <td className="text-right tabular-nums">{f.attempts}</td>
-              <td className="max-w-xl font-mono text-[12px] break-words">{f.error || "–"}</td>
-              <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(f.finishedAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DenseTable>
       {failedCount > rows.length && (
         <p className="mt-1 text-2xs text-zinc-500">
           The first {formatCount(rows.length)} of {formatCount(failedCount)} failed calls.

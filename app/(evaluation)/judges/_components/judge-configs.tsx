@@ -13,6 +13,7 @@ import { errorText } from "../_lib/error-text";
 import { judgeConfigFormProblems, type JudgeConfigFormProblems, type JudgeConfigFormText } from "@/server/domain/evaluation/judge-config-form";
 import { JUDGE_PROTOCOLS, type JudgeProtocolId } from "@/server/domain/evaluation/judge-protocol";
 import { DEFAULT_RELEVANCE_THRESHOLD } from "@/server/domain/evaluation/staged-protocols";
+import { DenseTable } from "../../../_components/table";
 
 export function JudgeConfigs() {
   const trpc = useTRPC();
@@ -38,53 +39,41 @@ export function JudgeConfigs() {
       ) : (
         configs.length > 0 && (
           <div className="overflow-x-auto">
-            <table className="table-dense" data-testid="config-table">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Protocol</th>
-                  <th>Model</th>
-                  <th>Endpoint</th>
-                  <th>Screenshots</th>
-                  <th>Key</th>
-                  <th>Prices (USD / M tokens)</th>
-                  <th>Updated</th>
-                  <th />
+            <DenseTable
+              columns={["Name", "Protocol", "Model", "Endpoint", "Screenshots", "Key", "Prices (USD / M tokens)", "Updated", ""]}
+              testId="config-table"
+            >
+              {configs.map((c) => (
+                <tr key={c.id} data-testid={`config-${c.name}`}>
+                  <td className="font-medium text-zinc-900">{c.name}</td>
+                  <td className="text-[12px]" data-testid="config-protocol">
+                    {protocolName(c.protocol)}
+                    {c.protocol === "key-points" ? ` (≥ ${c.options.relevanceThreshold ?? DEFAULT_RELEVANCE_THRESHOLD})` : ""}
+                    {c.protocol === "webvoyager" && c.options.askCitations ? ", cites steps" : ""}
+                  </td>
+                  <td className="font-mono text-[12px]">{c.model}</td>
+                  <td className="max-w-[16rem] truncate font-mono text-[12px]" title={c.baseUrl ?? "OpenAI API"}>
+                    {c.baseUrl ?? "OpenAI API"}
+                  </td>
+                  <td className="text-[12px]">
+                    {c.options.screenshots}, detail {c.options.imageDetail}
+                    {c.options.maxImageSide ? `, ≤ ${c.options.maxImageSide} px` : ""}
+                  </td>
+                  <td className="text-[12px]">
+                    <KeyCell id={c.id} name={c.name} source={c.apiKeySource} />
+                  </td>
+                  <td className="text-[12px] tabular-nums">
+                    {c.priceInputPerMTok != null && c.priceOutputPerMTok != null ? `${c.priceInputPerMTok} in · ${c.priceOutputPerMTok} out` : "–"}
+                  </td>
+                  <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(c.updatedAt)}</td>
+                  <td className="text-right whitespace-nowrap">
+                    <Link className="btn" href={`/judges/batch?config=${c.id}`}>
+                      Run a batch
+                    </Link>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {configs.map((c) => (
-                  <tr key={c.id} data-testid={`config-${c.name}`}>
-                    <td className="font-medium text-zinc-900">{c.name}</td>
-                    <td className="text-[12px]" data-testid="config-protocol">
-                      {protocolName(c.protocol)}
-                      {c.protocol === "key-points" ? ` (≥ ${c.options.relevanceThreshold ?? DEFAULT_RELEVANCE_THRESHOLD})` : ""}
-                      {c.protocol === "webvoyager" && c.options.askCitations ? ", cites steps" : ""}
-                    </td>
-                    <td className="font-mono text-[12px]">{c.model}</td>
-                    <td className="max-w-[16rem] truncate font-mono text-[12px]" title={c.baseUrl ?? "OpenAI API"}>
-                      {c.baseUrl ?? "OpenAI API"}
-                    </td>
-                    <td className="text-[12px]">
-                      {c.options.screenshots}, detail {c.options.imageDetail}
-                      {c.options.maxImageSide ? `, ≤ ${c.options.maxImageSide} px` : ""}
-                    </td>
-                    <td className="text-[12px]">
-                      <KeyCell id={c.id} name={c.name} source={c.apiKeySource} />
-                    </td>
-                    <td className="text-[12px] tabular-nums">
-                      {c.priceInputPerMTok != null && c.priceOutputPerMTok != null ? `${c.priceInputPerMTok} in · ${c.priceOutputPerMTok} out` : "–"}
-                    </td>
-                    <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(c.updatedAt)}</td>
-                    <td className="text-right whitespace-nowrap">
-                      <Link className="btn" href={`/judges/batch?config=${c.id}`}>
-                        Run a batch
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DenseTable>
           </div>
         )
       )}

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { EmptyState, formatCount, formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { BatchStatus } from "./batch-status";
+import { DenseTable, right } from "../../../_components/table";
 
 export function StressList() {
   const trpc = useTRPC();
@@ -23,38 +24,24 @@ export function StressList() {
   return (
     <section className="panel" aria-label="Stress tests">
       <div className="overflow-x-auto">
-        <table className="table-dense" data-testid="stress-table">
-          <thead>
-            <tr>
-              <th>Test</th>
-              <th>Configuration</th>
-              <th>Campaign</th>
-              <th>k</th>
-              <th>Perturbations</th>
-              <th className="text-right">Items</th>
-              <th>Status</th>
-              <th>Created</th>
+        <DenseTable columns={["Test", "Configuration", "Campaign", "k", "Perturbations", right("Items"), "Status", "Created"]} testId="stress-table">
+          {tests.map((t) => (
+            <tr key={t.id}>
+              <td>
+                <Link className="link" href={`/judges/stress/${t.id}`}>
+                  #{t.id}
+                </Link>
+              </td>
+              <td>{t.configName}</td>
+              <td>{t.campaignName}</td>
+              <td className="font-mono text-[12px]">{t.k}</td>
+              <td className="font-mono text-[12px]">{t.perturbations.join(", ")}</td>
+              <td className="text-right tabular-nums">{formatCount(t.trajectories)}</td>
+              <td>{t.batchStatus ? <BatchStatus status={t.batchStatus} /> : "–"}</td>
+              <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(t.createdAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {tests.map((t) => (
-              <tr key={t.id}>
-                <td>
-                  <Link className="link" href={`/judges/stress/${t.id}`}>
-                    #{t.id}
-                  </Link>
-                </td>
-                <td>{t.configName}</td>
-                <td>{t.campaignName}</td>
-                <td className="font-mono text-[12px]">{t.k}</td>
-                <td className="font-mono text-[12px]">{t.perturbations.join(", ")}</td>
-                <td className="text-right tabular-nums">{formatCount(t.trajectories)}</td>
-                <td>{t.batchStatus ? <BatchStatus status={t.batchStatus} /> : "–"}</td>
-                <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(t.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DenseTable>
       </div>
     </section>
   );

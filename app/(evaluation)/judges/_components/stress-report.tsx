@@ -12,6 +12,7 @@ import { RateChart } from "../../../analytics/_components/charts";
 import { useTRPC } from "../../../_trpc/client";
 import { kappaChangeNote, kappaChangeText, kappaText, rateText, stressFlipChart, stressKappaChart, type StressReport } from "../_lib/improvement";
 import { RunProgress } from "./run-progress";
+import { DenseTable, right } from "../../../_components/table";
 
 export function StressReportView({ id }: { id: number }) {
   const trpc = useTRPC();
@@ -85,47 +86,36 @@ function PerturbationTable({ report: r }: { report: StressReport }) {
   return (
     <section className="panel" aria-label="Per perturbation">
       <div className="overflow-x-auto">
-        <table className="table-dense" data-testid="stress-results">
-          <thead>
-            <tr>
-              <th>Perturbation</th>
-              <th className="text-right">Both decided</th>
-              <th>Flip rate</th>
-              <th className="text-right">Now right / now wrong</th>
-              <th>κ before → after</th>
-              <th>Change in κ</th>
-              <th>FPR</th>
-              <th>FNR</th>
+        <DenseTable
+          columns={["Perturbation", right("Both decided"), "Flip rate", right("Now right / now wrong"), "κ before → after", "Change in κ", "FPR", "FNR"]}
+          testId="stress-results"
+        >
+          {r.perturbations.map((p) => (
+            <tr key={p.perturbation} data-testid={`stress-row-${p.perturbation}`}>
+              <td>
+                {p.label} <span className="font-mono text-2xs text-zinc-500">{p.perturbation}</span>
+              </td>
+              <td className="text-right tabular-nums">
+                {formatCount(p.comparison.n)}
+                {p.comparison.leftOut > 0 && <span className="text-zinc-500"> ({formatCount(p.comparison.leftOut)} left out)</span>}
+              </td>
+              <td className="tabular-nums" data-testid="flip-rate">
+                {rateText(p.comparison.flipRate)} · {p.comparison.flipRate.successes} of {p.comparison.flipRate.n}
+              </td>
+              <td className="text-right tabular-nums" data-testid="flip-directions">
+                {p.comparison.nowRight} / {p.comparison.nowWrong}
+              </td>
+              <td className="tabular-nums" data-testid="kappa-before-after">
+                {kappaText(p.comparison.kappaA)} → {kappaText(p.comparison.kappaB)}
+              </td>
+              <td className="tabular-nums" data-testid="kappa-change" title={kappaChangeNote(p.comparison.kappaChange)}>
+                {kappaChangeText(p.comparison.kappaChange)}
+              </td>
+              <td className="tabular-nums">{rateText(p.measures.errors.falsePositive)}</td>
+              <td className="tabular-nums">{rateText(p.measures.errors.falseNegative)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {r.perturbations.map((p) => (
-              <tr key={p.perturbation} data-testid={`stress-row-${p.perturbation}`}>
-                <td>
-                  {p.label} <span className="font-mono text-2xs text-zinc-500">{p.perturbation}</span>
-                </td>
-                <td className="text-right tabular-nums">
-                  {formatCount(p.comparison.n)}
-                  {p.comparison.leftOut > 0 && <span className="text-zinc-500"> ({formatCount(p.comparison.leftOut)} left out)</span>}
-                </td>
-                <td className="tabular-nums" data-testid="flip-rate">
-                  {rateText(p.comparison.flipRate)} · {p.comparison.flipRate.successes} of {p.comparison.flipRate.n}
-                </td>
-                <td className="text-right tabular-nums" data-testid="flip-directions">
-                  {p.comparison.nowRight} / {p.comparison.nowWrong}
-                </td>
-                <td className="tabular-nums" data-testid="kappa-before-after">
-                  {kappaText(p.comparison.kappaA)} → {kappaText(p.comparison.kappaB)}
-                </td>
-                <td className="tabular-nums" data-testid="kappa-change" title={kappaChangeNote(p.comparison.kappaChange)}>
-                  {kappaChangeText(p.comparison.kappaChange)}
-                </td>
-                <td className="tabular-nums">{rateText(p.measures.errors.falsePositive)}</td>
-                <td className="tabular-nums">{rateText(p.measures.errors.falseNegative)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DenseTable>
       </div>
       <p className="border-t border-zinc-100 px-3 py-2 text-2xs text-zinc-500">
         On the items both ways decided. Flip rate: Wilson interval. Change in κ: paired percentile bootstrap over items (1,000 resamples, seed 1; none under 10
@@ -153,41 +143,30 @@ export function FlipTable({
 }) {
   return (
     <div className="overflow-x-auto">
-      <table className="table-dense">
-        <thead>
-          <tr>
-            <th>Trajectory</th>
-            <th>Task</th>
-            <th>People</th>
-            <th>Before → after</th>
-            <th>Direction</th>
+      <DenseTable columns={["Trajectory", "Task", "People", "Before → after", "Direction"]}>
+        {rows.map((f) => (
+          <tr key={f.trajectoryId} data-testid="flipped-item">
+            <td>
+              <Link className="link" href={`/trajectories/${f.trajectoryId}`}>
+                #{f.trajectoryId}
+              </Link>
+            </td>
+            <td className="max-w-md text-[12px]">
+              <span className="font-mono text-zinc-500">{f.taskExternalId}</span>
+              {f.intent && (
+                <span className="block truncate text-zinc-700" title={f.intent}>
+                  {f.intent}
+                </span>
+              )}
+            </td>
+            <td>{f.human}</td>
+            <td className="font-mono text-[12px]">
+              {f.before} → {f.after}
+            </td>
+            <td className={f.direction === "now right" ? "text-emerald-700" : "text-rose-700"}>{f.direction}</td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((f) => (
-            <tr key={f.trajectoryId} data-testid="flipped-item">
-              <td>
-                <Link className="link" href={`/trajectories/${f.trajectoryId}`}>
-                  #{f.trajectoryId}
-                </Link>
-              </td>
-              <td className="max-w-md text-[12px]">
-                <span className="font-mono text-zinc-500">{f.taskExternalId}</span>
-                {f.intent && (
-                  <span className="block truncate text-zinc-700" title={f.intent}>
-                    {f.intent}
-                  </span>
-                )}
-              </td>
-              <td>{f.human}</td>
-              <td className="font-mono text-[12px]">
-                {f.before} → {f.after}
-              </td>
-              <td className={f.direction === "now right" ? "text-emerald-700" : "text-rose-700"}>{f.direction}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DenseTable>
     </div>
   );
 }

@@ -13,6 +13,7 @@ import { useTRPC } from "../../../_trpc/client";
 import { formatCount, PageHeader } from "../../../_components/ui";
 import { EnoughBadge, ShareCell, type Measure } from "./measure-cells";
 import { ScannerForm } from "./scanner-form";
+import { DenseTable, right } from "../../../_components/table";
 
 function MeasureRow({ label, m, note, testId }: { label: string; m: Measure | null; note: string | null; testId: string }) {
   if (!m || note) {
@@ -133,21 +134,10 @@ export function ScannerDetailView({ scannerKey }: { scannerKey: string }) {
             {measures.unfinished ? ` (${formatCount(measures.unfinished)} of them left out below)` : ""}. Precision: of those it matched, the share people gave
             &ldquo;{s.category}&rdquo;. Recall: of those people gave it, the share it matched. Wilson 95% intervals in brackets.
           </p>
-          <table className="table-dense w-full text-[12.5px]">
-            <thead>
-              <tr>
-                <th className="text-left" />
-                <th className="text-right">n labelled</th>
-                <th className="text-left">Precision</th>
-                <th className="text-left">Recall</th>
-                <th className="text-left">TP / FP / FN / TN</th>
-              </tr>
-            </thead>
-            <tbody>
-              <MeasureRow label="Trajectories" m={measures.trajectory} note={measures.trajectoryNote} testId="measure-trajectory" />
-              <MeasureRow label="Steps" m={measures.step} note={null} testId="measure-step" />
-            </tbody>
-          </table>
+          <DenseTable columns={["", right("n labelled"), "Precision", "Recall", "TP / FP / FN / TN"]} cellClassName="text-left">
+            <MeasureRow label="Trajectories" m={measures.trajectory} note={measures.trajectoryNote} testId="measure-trajectory" />
+            <MeasureRow label="Steps" m={measures.step} note={null} testId="measure-step" />
+          </DenseTable>
         </section>
         <section className="panel overflow-x-auto px-4 py-3" aria-label="Matched steps">
           <h2 className="mb-1 text-[14px] font-semibold">
@@ -156,30 +146,20 @@ export function ScannerDetailView({ scannerKey }: { scannerKey: string }) {
           {matches.length === 0 ? (
             <p className="text-[12.5px] text-zinc-600">Nothing matched yet. Run the scanner from the Scanners page.</p>
           ) : (
-            <table className="table-dense w-full text-[12.5px]" data-testid="scanner-matches">
-              <thead>
-                <tr>
-                  <th className="text-left">Trajectory</th>
-                  <th className="text-left">Step</th>
-                  <th className="text-left">Field</th>
-                  <th className="text-left">Matched</th>
+            <DenseTable columns={["Trajectory", "Step", "Field", "Matched"]} cellClassName="text-left" testId="scanner-matches">
+              {matches.map((m, i) => (
+                <tr key={`${m.trajectoryId}-${m.stepIndex}-${i}`}>
+                  <td>
+                    <Link className="link font-mono" href={`/trajectories/${m.trajectoryId}?step=${m.stepIndex + 1}`}>
+                      #{m.trajectoryId}
+                    </Link>
+                  </td>
+                  <td className="tabular-nums">{m.stepIndex + 1}</td>
+                  <td>{m.field}</td>
+                  <td className="break-words">{m.matchedText}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {matches.map((m, i) => (
-                  <tr key={`${m.trajectoryId}-${m.stepIndex}-${i}`}>
-                    <td>
-                      <Link className="link font-mono" href={`/trajectories/${m.trajectoryId}?step=${m.stepIndex + 1}`}>
-                        #{m.trajectoryId}
-                      </Link>
-                    </td>
-                    <td className="tabular-nums">{m.stepIndex + 1}</td>
-                    <td>{m.field}</td>
-                    <td className="break-words">{m.matchedText}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DenseTable>
           )}
         </section>
       </div>

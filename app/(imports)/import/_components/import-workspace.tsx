@@ -17,6 +17,7 @@ import { formatCount, formatDate, Stat } from "../../../_components/ui";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 import { ProgressBar } from "../../../_components/progress-bar";
 import { FolderUpload } from "./folder-upload";
+import { DenseTable, right } from "../../../_components/table";
 
 type Outputs = inferRouterOutputs<AppRouter>["imports"];
 type Options = Outputs["formOptions"];
@@ -394,43 +395,32 @@ function ImportReportView({ report }: { report: Report }) {
       <EvaluatorLogsView report={report} />
       {report.trajectories.length > 0 && (
         <div className="overflow-x-auto">
-          <table className="table-dense w-full text-[12.5px]">
-            <thead>
-              <tr>
-                <th className="text-left">Trajectory</th>
-                <th className="text-left">Task</th>
-                <th className="text-left">Run</th>
-                <th className="text-right">Steps</th>
-                <th className="text-left">Result</th>
+          <DenseTable columns={["Trajectory", "Task", "Run", right("Steps"), "Result"]} cellClassName="text-left">
+            {report.trajectories.map((tr) => (
+              <tr key={tr.id}>
+                <td>
+                  <Link className="link" href={`/trajectories/${tr.id}`}>
+                    #{tr.id}
+                  </Link>
+                </td>
+                <td className="font-mono">{tr.externalTaskId}</td>
+                <td>
+                  <Link className="link" href={`/runs/${tr.runId}`}>
+                    {runLabel(tr.runId)}
+                  </Link>
+                </td>
+                <td className="text-right tabular-nums">{tr.steps}</td>
+                <td>
+                  {tr.status}
+                  {tr.warnings.length > 0 && (
+                    <span className="ml-1 text-amber-800">
+                      · {tr.warnings.length} warning{tr.warnings.length > 1 ? "s" : ""}
+                    </span>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {report.trajectories.map((tr) => (
-                <tr key={tr.id}>
-                  <td>
-                    <Link className="link" href={`/trajectories/${tr.id}`}>
-                      #{tr.id}
-                    </Link>
-                  </td>
-                  <td className="font-mono">{tr.externalTaskId}</td>
-                  <td>
-                    <Link className="link" href={`/runs/${tr.runId}`}>
-                      {runLabel(tr.runId)}
-                    </Link>
-                  </td>
-                  <td className="text-right tabular-nums">{tr.steps}</td>
-                  <td>
-                    {tr.status}
-                    {tr.warnings.length > 0 && (
-                      <span className="ml-1 text-amber-800">
-                        · {tr.warnings.length} warning{tr.warnings.length > 1 ? "s" : ""}
-                      </span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </DenseTable>
         </div>
       )}
     </div>

@@ -6,6 +6,7 @@ import { formatCount, PageHeader, Pagination } from "../../../../_components/ui"
 import { requirePageRole } from "../../../../_lib/session";
 import { api, orNotFound } from "../../../../_trpc/server";
 import { ResearchersOnly } from "../../_components/forbidden";
+import { DenseTable, right } from "../../../../_components/table";
 
 export const metadata: Metadata = { title: "Adjudication" };
 
@@ -73,48 +74,37 @@ export default async function AdjudicationQueuePage({ params, searchParams }: Pr
                   : "Nothing here."}
             </p>
           ) : (
-            <table className="table-dense">
-              <thead>
-                <tr>
-                  <th>Trajectory</th>
-                  <th>Labels</th>
-                  <th>Run</th>
-                  <th className="text-right">Steps</th>
-                  <th />
+            <DenseTable columns={["Trajectory", "Labels", "Run", right("Steps"), ""]}>
+              {queue.items.map((item) => (
+                <tr key={item.itemId}>
+                  <td className="max-w-96">
+                    <div className="font-mono text-[12px]">
+                      {item.externalTaskId} <span className="text-zinc-400">#{item.trajectoryId}</span>
+                    </div>
+                    <div className="truncate text-zinc-500" title={item.intent}>
+                      {item.intent}
+                    </div>
+                  </td>
+                  <td>
+                    <div className="flex flex-wrap gap-1">
+                      {item.labels.map((l, i) => (
+                        <span key={i} className={`rounded px-1.5 py-px text-2xs font-medium ${VERDICT_STYLE[l.verdict] ?? ""}`} title={l.annotatorName}>
+                          {l.verdict}
+                          {l.category ? ` · ${l.category}` : ""}
+                        </span>
+                      ))}
+                    </div>
+                  </td>
+                  <td className="text-zinc-600">{item.runName}</td>
+                  <td className="text-right tabular-nums">{item.stepCount}</td>
+                  <td>
+                    <Link className="link whitespace-nowrap" href={`/campaigns/${id}/review/${item.trajectoryId}`}>
+                      {state === "disputed" ? "Adjudicate →" : state === "qa" ? "QA review →" : "Review →"}
+                    </Link>
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {queue.items.map((item) => (
-                  <tr key={item.itemId}>
-                    <td className="max-w-96">
-                      <div className="font-mono text-[12px]">
-                        {item.externalTaskId} <span className="text-zinc-400">#{item.trajectoryId}</span>
-                      </div>
-                      <div className="truncate text-zinc-500" title={item.intent}>
-                        {item.intent}
-                      </div>
-                    </td>
-                    <td>
-                      <div className="flex flex-wrap gap-1">
-                        {item.labels.map((l, i) => (
-                          <span key={i} className={`rounded px-1.5 py-px text-2xs font-medium ${VERDICT_STYLE[l.verdict] ?? ""}`} title={l.annotatorName}>
-                            {l.verdict}
-                            {l.category ? ` · ${l.category}` : ""}
-                          </span>
-                        ))}
-                      </div>
-                    </td>
-                    <td className="text-zinc-600">{item.runName}</td>
-                    <td className="text-right tabular-nums">{item.stepCount}</td>
-                    <td>
-                      <Link className="link whitespace-nowrap" href={`/campaigns/${id}/review/${item.trajectoryId}`}>
-                        {state === "disputed" ? "Adjudicate →" : state === "qa" ? "QA review →" : "Review →"}
-                      </Link>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </DenseTable>
           )}
         </div>
         {queue.total > queue.pageSize && (

@@ -13,6 +13,7 @@ import { useTRPC } from "../../../../_trpc/client";
 import { formatCount, Stat } from "../../../../_components/ui";
 import { WaitingForWorker } from "../../../../_components/waiting-for-worker";
 import { useRequestedJob } from "../../../../_lib/use-requested-job";
+import { DenseTable } from "../../../../_components/table";
 
 type Report = NonNullable<inferRouterOutputs<AppRouter>["imports"]["dedupeJob"]["result"]>;
 
@@ -33,38 +34,27 @@ function GroupsTable({ report }: { report: Report }) {
   ]);
   return (
     <div className="overflow-x-auto">
-      <table className="table-dense w-full text-[12.5px]" data-testid="duplicate-groups">
-        <thead>
-          <tr>
-            <th className="text-left">Action</th>
-            <th className="text-left">Trajectory</th>
-            <th className="text-left">Run</th>
-            <th className="text-left">Source</th>
-            <th className="text-left">Why left</th>
+      <DenseTable columns={["Action", "Trajectory", "Run", "Source", "Why left"]} cellClassName="text-left" testId="duplicate-groups">
+        {rows.map((r) => (
+          <tr key={`${r.role}-${r.copy.id}`} className={r.role === "keep" ? "border-t border-zinc-200" : ""}>
+            <td className={r.role === "left" ? "font-medium text-amber-800" : r.role === "keep" ? "font-medium" : "text-zinc-600"}>{r.role}</td>
+            <td>
+              {r.role === "merged" ? (
+                <span className="font-mono text-zinc-500">#{r.copy.id}</span>
+              ) : (
+                <Link className="link font-mono" href={`/trajectories/${r.copy.id}`}>
+                  #{r.copy.id}
+                </Link>
+              )}
+            </td>
+            <td className="break-words">
+              {r.copy.run} <span className="text-zinc-500">(run {r.copy.runId})</span>
+            </td>
+            <td className="font-mono break-all">{r.copy.source ?? "—"}</td>
+            <td className="break-words text-amber-900">{r.reasons.join("; ")}</td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={`${r.role}-${r.copy.id}`} className={r.role === "keep" ? "border-t border-zinc-200" : ""}>
-              <td className={r.role === "left" ? "font-medium text-amber-800" : r.role === "keep" ? "font-medium" : "text-zinc-600"}>{r.role}</td>
-              <td>
-                {r.role === "merged" ? (
-                  <span className="font-mono text-zinc-500">#{r.copy.id}</span>
-                ) : (
-                  <Link className="link font-mono" href={`/trajectories/${r.copy.id}`}>
-                    #{r.copy.id}
-                  </Link>
-                )}
-              </td>
-              <td className="break-words">
-                {r.copy.run} <span className="text-zinc-500">(run {r.copy.runId})</span>
-              </td>
-              <td className="font-mono break-all">{r.copy.source ?? "—"}</td>
-              <td className="break-words text-amber-900">{r.reasons.join("; ")}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DenseTable>
     </div>
   );
 }
