@@ -2,29 +2,14 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { EmptyState, PageHeader } from "../_components/ui";
 import { api } from "../_trpc/server";
-import { RateChart } from "./_components/charts";
-import { Figure } from "./_components/figure";
 import { NoEvaluations, NoTrajectories } from "./_components/empty";
 import { AnalyticsFilterBar } from "./_components/filter-bar";
 import { SiteRunFigure } from "./_components/site-run";
 import { prepareOverview } from "./_lib/overview";
 import { parseAnalyticsParams, scopeOfParams } from "./_lib/params";
-import type { FigureModel } from "./_lib/rates";
-import type { RateChartModel } from "./_lib/charts";
+import { RateFigure } from "./_components/model-figures";
 
 export const metadata: Metadata = { title: "Analytics" };
-
-function RateFigure({ figure }: { figure: FigureModel<RateChartModel> }) {
-  return (
-    <Figure
-      id={figure.id}
-      title={figure.title}
-      description={figure.description}
-      chart={figure.chart ? <RateChart model={figure.chart} /> : null}
-      table={figure.table}
-    />
-  );
-}
 
 export default async function AnalyticsOverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = parseAnalyticsParams(await searchParams);

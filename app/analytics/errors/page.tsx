@@ -1,29 +1,15 @@
 import type { Metadata } from "next";
 import { PageHeader } from "../../_components/ui";
 import { api } from "../../_trpc/server";
-import { CountChart } from "../_components/charts";
 import { NoReference, NoTrajectories } from "../_components/empty";
-import { Figure, TablePanel } from "../_components/figure";
+import { TablePanel } from "../_components/figure";
 import { AnalyticsFilterBar } from "../_components/filter-bar";
 import { prepareErrors } from "../_lib/errors";
-import type { CountChartModel } from "../_lib/charts";
-import type { FigureModel } from "../_lib/rates";
 import { parseAnalyticsParams, scopeOfParams } from "../_lib/params";
 import { EmptyState } from "../../_components/ui";
+import { CountFigure } from "../_components/model-figures";
 
 export const metadata: Metadata = { title: "Error analysis" };
-
-function CountFigure({ figure }: { figure: FigureModel<CountChartModel> }) {
-  return (
-    <Figure
-      id={figure.id}
-      title={figure.title}
-      description={figure.description}
-      chart={figure.chart ? <CountChart model={figure.chart} /> : null}
-      table={figure.table}
-    />
-  );
-}
 
 export default async function ErrorsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = parseAnalyticsParams(await searchParams);

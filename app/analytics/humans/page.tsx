@@ -2,7 +2,6 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { PageHeader } from "../../_components/ui";
 import { api } from "../../_trpc/server";
-import { RateChart } from "../_components/charts";
 import { NoCampaigns } from "../_components/empty";
 import { Figure, TablePanel } from "../_components/figure";
 import { HeatMatrix } from "../_components/heat-matrix";
@@ -15,6 +14,7 @@ import { FlaggedNote, type FlaggedCount } from "../_components/flagged-note";
 import { EmptyState } from "../../_components/ui";
 import { RegionAgreementSection } from "./regions-section";
 import { DenseTable, right } from "../../_components/table";
+import { RateFigure } from "../_components/model-figures";
 
 type HumansResult = Awaited<ReturnType<Awaited<ReturnType<typeof api>>["analytics"]["humans"]>>;
 
@@ -105,13 +105,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
                 chart={<HeatMatrix model={view.matrix} label="pairwise" />}
                 table={view.pairs}
               />
-              <Figure
-                id={view.perCategory.id}
-                title={view.perCategory.title}
-                description={view.perCategory.description}
-                chart={view.perCategory.chart ? <RateChart model={view.perCategory.chart} /> : null}
-                table={view.perCategory.table}
-              />
+              <RateFigure figure={view.perCategory} />
             </div>
             <RegionAgreementSection regions={regions} />
             <TablePanel

@@ -4,17 +4,16 @@ import type { Metadata } from "next";
 import type { AppRouter } from "@/server/api/root";
 import { PageHeader } from "../../_components/ui";
 import { api } from "../../_trpc/server";
-import { RateChart } from "../_components/charts";
 import { NoEvaluators, NoReference, NoTrajectories } from "../_components/empty";
-import { Figure, TablePanel } from "../_components/figure";
+import { TablePanel } from "../_components/figure";
 import { AnalyticsFilterBar } from "../_components/filter-bar";
-import { ReliabilityChart } from "../_components/reliability-chart";
 import { RevealSection } from "../_components/reveal-section";
 import { StepTimeline } from "../_components/step-timeline";
 import { PALETTE } from "../_lib/charts";
 import { failureStepTable, prepareJudgeMeasures } from "../_lib/judge-measures";
 import { prepareJudgeList } from "../_lib/judges";
 import { analyticsSearch, parseAnalyticsParams, scopeOfParams } from "../_lib/params";
+import { RateFigure, ReliabilityFigure } from "../_components/model-figures";
 
 export const metadata: Metadata = { title: "Judge agreement" };
 
@@ -52,13 +51,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
           <>
             {view.empty === "no-reference" && <NoReference />}
             {view.skewed.length > 0 && <SkewWarning warnings={view.skewed} />}
-            <Figure
-              id={view.chart.id}
-              title={view.chart.title}
-              description={view.chart.description}
-              chart={view.chart.chart ? <RateChart model={view.chart.chart} /> : null}
-              table={view.chart.table}
-            />
+            <RateFigure figure={view.chart} />
             <TablePanel
               id="judges-table"
               title="Every evaluator setting against the human label"
@@ -75,13 +68,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
             )}
             <IntervalNote />
             <TrustHelp />
-            <Figure
-              id={instrument.errors.id}
-              title={instrument.errors.title}
-              description={instrument.errors.description}
-              chart={instrument.errors.chart ? <RateChart model={instrument.errors.chart} /> : null}
-              table={instrument.errors.table}
-            />
+            <RateFigure figure={instrument.errors} />
             {instrument.hygiene && (
               <TablePanel
                 id="hygiene"
@@ -102,13 +89,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               description="Each rater's success rate per agent run (over the trajectories it rated) and the run's rank; ranks that differ from the humans' are marked. Last row: Kendall's τ-b between the evaluator's ranking and the humans' (ties counted)."
               table={instrument.ranking}
             />
-            <Figure
-              id={instrument.reliability.id}
-              title={instrument.reliability.title}
-              description={instrument.reliability.description}
-              chart={instrument.reliability.chart ? <ReliabilityChart model={instrument.reliability.chart} /> : null}
-              table={instrument.reliability.table}
-            />
+            <ReliabilityFigure figure={instrument.reliability} />
             <TablePanel
               id="failure-steps"
               title="First failing step agreement"

@@ -3,8 +3,7 @@ import Link from "next/link";
 import { selectionHref } from "@/server/domain/analytics/selection";
 import { PageHeader, Pagination } from "../../../_components/ui";
 import { api, orNotFound } from "../../../_trpc/server";
-import { RateChart } from "../../_components/charts";
-import { Figure, TablePanel } from "../../_components/figure";
+import { TablePanel } from "../../_components/figure";
 import { CriteriaSection } from "../../_components/criteria-section";
 import { AnalyticsFilterBar } from "../../_components/filter-bar";
 import { HeatMatrix } from "../../_components/heat-matrix";
@@ -13,6 +12,7 @@ import { StatCards } from "../../_components/stat-cards";
 import { fmtCount } from "../../_lib/format";
 import { disagreementTable, judgePageHref, prepareJudgeDetail } from "../../_lib/judges";
 import { analyticsSearch, getParam, parseAnalyticsParams, positiveInt, scopeOfParams } from "../../_lib/params";
+import { RateFigure } from "../../_components/model-figures";
 
 export const metadata: Metadata = { title: "Judge agreement" };
 
@@ -128,39 +128,10 @@ export default async function JudgePage({
           description="The same setting against the consolidated label, the majority of the annotators (tied trajectories counted apart, never broken by a guess) and each annotator alone. Click one to use it on this page."
           table={view.byReference}
         />
-        {view.split && (
-          <Figure
-            id={view.split.id}
-            title={view.split.title}
-            description={view.split.description}
-            chart={view.split.chart ? <RateChart model={view.split.chart} /> : null}
-            table={view.split.table}
-          />
-        )}
-        {view.kTable && (
-          <Figure
-            id={view.kTable.id}
-            title={view.kTable.title}
-            description={view.kTable.description}
-            chart={view.kTable.chart ? <RateChart model={view.kTable.chart} /> : null}
-            table={view.kTable.table}
-            defaultView="table"
-          />
-        )}
-        <Figure
-          id={view.bySite.id}
-          title={view.bySite.title}
-          description={view.bySite.description}
-          chart={view.bySite.chart ? <RateChart model={view.bySite.chart} /> : null}
-          table={view.bySite.table}
-        />
-        <Figure
-          id={view.byCategory.id}
-          title={view.byCategory.title}
-          description={view.byCategory.description}
-          chart={view.byCategory.chart ? <RateChart model={view.byCategory.chart} /> : null}
-          table={view.byCategory.table}
-        />
+        {view.split && <RateFigure figure={view.split} />}
+        {view.kTable && <RateFigure figure={view.kTable} defaultView="table" />}
+        <RateFigure figure={view.bySite} />
+        <RateFigure figure={view.byCategory} />
         <TablePanel id="by-run" title="Agreement per agent run" table={view.byRun} />
         <CriteriaSection evaluatorKey={key} k={identity.k} campaignId={params.campaignId} />
         <TablePanel
