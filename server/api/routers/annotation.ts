@@ -50,7 +50,7 @@ import {
   setCampaignQaReviewers,
   submitQaReview,
   skipItem,
-  submitItemLabel,
+  submitItemLabelAndNext,
   undoItemSubmit,
   updateCampaignSettings,
   warmItemImages,
@@ -308,9 +308,11 @@ export const labellingRouter = createTRPCRouter({
         stepsViewed: z.array(z.number().int().nonnegative()).max(10_000).nullable().optional(),
         idempotencyKey: z.string().min(8).max(128),
         baseRevision: z.number().int().positive().nullable().optional(),
+        /** Submit & next: also reserve and return the next item (`next`, null when none), in the same call. */
+        andNext: z.boolean().optional(),
       }),
     )
-    .mutation(({ ctx, input }) => submitItemLabel(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => submitItemLabelAndNext(ctx.db, ctx.actor, input)),
 
   undo: authedProcedure
     .input(z.object({ campaignId: id, revisionId: id.nullable().optional(), idempotencyKey: z.string().min(8).max(128) }))

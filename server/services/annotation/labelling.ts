@@ -789,6 +789,29 @@ export async function submitItemLabel(db: Db, actor: Actor, input: Omit<SubmitLa
   };
 }
 
+/**
+ * A submit from the labelling page. With `andNext` (Submit & next) the next item is reserved in the same call, as
+ * `labelling.next` would (one round trip instead of two between Ctrl+Enter and the next item): `next` is null when
+ * nothing is left, or when the annotator may not go on (blocked by the campaign's quality checks, failed its
+ * qualification), and the queue page, where the client then goes, says why. The label is stored either way.
+ */
+export async function submitItemLabelAndNext(
+  db: Db,
+  actor: Actor,
+  { andNext, ...input }: Omit<SubmitLabelInput, "trajectoryId"> & { itemNo: number; andNext?: boolean },
+  clock: Clock = {},
+): Promise<Awaited<ReturnType<typeof submitItemLabel>> & { next?: Awaited<ReturnType<typeof nextItem>> }> {
+  const result = await submitItemLabel(db, actor, input, clock);
+  if (!andNext) return result;
+  let next: Awaited<ReturnType<typeof nextItem>> = null;
+  try {
+    next = await nextItem(db, actor, input.campaignId, clock);
+  } catch (e) {
+    if (!(e instanceof AppError && e.code === "FORBIDDEN")) throw e;
+  }
+  return { ...result, next };
+}
+
 export async function undoItemSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}) {
   const r = await undoSubmit(db, actor, input, clock);
   return await annotatorResult(db, r, await requireCampaign(db, input.campaignId), await itemNoOf(db, input.campaignId, r.trajectoryId));

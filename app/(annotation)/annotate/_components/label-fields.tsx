@@ -266,20 +266,27 @@ export function DecisionDetails(props: {
   );
 }
 
-/** Opens the campaign's next trajectory for this annotator, or its queue when there is none (or the server refuses). */
-export function useGoToNextItem(campaignId: number): () => Promise<void> {
+/**
+ * Opens the campaign's next trajectory for this annotator, or its queue when there is none (or the server refuses).
+ * Given the next item already (Submit & next asks for it in the submit itself, `andNext`: one round trip, not two),
+ * it goes there without asking again; `null` is the queue.
+ */
+export function useGoToNextItem(campaignId: number): (known?: { itemNo: number } | null) => Promise<void> {
   const trpc = useTRPC();
   const router = useRouter();
   const nextM = useMutation(trpc.labelling.next.mutationOptions());
   const { mutateAsync } = nextM;
-  return useCallback(async () => {
-    let next;
-    try {
-      next = await mutateAsync({ campaignId });
-    } catch {
-      // Refused (e.g. blocked by the campaign's quality checks): the queue page says why.
-      next = null;
-    }
-    router.push(next ? `/annotate/${campaignId}/${next.itemNo}` : `/annotate/${campaignId}`);
-  }, [campaignId, mutateAsync, router]);
+  return useCallback(
+    async (known?: { itemNo: number } | null) => {
+      let next = known;
+      try {
+        if (next === undefined) next = await mutateAsync({ campaignId });
+      } catch {
+        // Refused (e.g. blocked by the campaign's quality checks): the queue page says why.
+        next = null;
+      }
+      router.push(next ? `/annotate/${campaignId}/${next.itemNo}` : `/annotate/${campaignId}`);
+    },
+    [campaignId, mutateAsync, router],
+  );
 }

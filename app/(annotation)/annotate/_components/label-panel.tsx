@@ -333,6 +333,7 @@ function useLabelActions({ props, form, locked, missing, viewed, setStatus }: La
           stepsViewed: [...viewed.current].sort((a, b) => a - b),
           idempotencyKey: keyRef.current,
           baseRevision: mine.label?.revision ?? null,
+          andNext: andNext && !stayAfterSubmit,
         });
         keyRef.current = newKey();
         if (draftKey) window.localStorage.removeItem(draftKey);
@@ -341,7 +342,7 @@ function useLabelActions({ props, form, locked, missing, viewed, setStatus }: La
         const mineQuery = { queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) };
         setStatus({ tone: "ok", text: `Saved (revision ${result.revision})` });
         // Going next (a reveal campaign or a training item stays to show what follows), the label is marked stale, not fetched again first.
-        if (andNext && !stayAfterSubmit) await Promise.all([queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" }), goNext()]);
+        if (andNext && !stayAfterSubmit) await Promise.all([queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" }), goNext(result.next ?? null)]);
         else await queryClient.invalidateQueries(mineQuery).then(() => setBusy(false));
       } catch (e) {
         fail(e);

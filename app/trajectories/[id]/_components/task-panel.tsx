@@ -25,7 +25,8 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
         <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-[12px]">
           <dt className="text-zinc-500">Task</dt>
           <dd className="min-w-0 truncate font-mono">
-            <Link className="link" href={`/tasks/${task.id}`}>
+            {/* Not prefetched: opening an item would otherwise also render the task page on the server, beside its screenshot. */}
+            <Link className="link" href={`/tasks/${task.id}`} prefetch={false}>
               {task.externalId}
             </Link>
           </dd>
