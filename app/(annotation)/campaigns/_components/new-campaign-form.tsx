@@ -11,6 +11,14 @@ type Filter = NonNullable<inferRouterInputs<AppRouter>["campaigns"]["create"]["f
 type Person = inferRouterOutputs<AppRouter>["accounts"]["directory"][number];
 type Template = inferRouterOutputs<AppRouter>["campaigns"]["templates"][number];
 
+type CreateInput = inferRouterInputs<AppRouter>["campaigns"]["create"];
+type PairwiseInput = inferRouterInputs<AppRouter>["pairwise"]["create"];
+type Kind = "label" | "pairwise";
+
+/**
+ * The New campaign page's form: the kind (label or pairwise), that kind's settings (the protocol template and label
+ * schema, or the pairwise options), who annotates, and the button that creates the campaign over the selection.
+ */
 export function NewCampaignForm({
   filter,
   count,
@@ -29,12 +37,11 @@ export function NewCampaignForm({
   const create = useMutation(trpc.campaigns.create.mutationOptions());
   const createPairwise = useMutation(trpc.pairwise.create.mutationOptions());
   // A label campaign asks for a verdict on each trajectory; a pairwise one asks which of two attempts at a task is better.
-  const [kind, setKind] = useState<"label" | "pairwise">("label");
+  const [kind, setKind] = useState<Kind>("label");
   const [chosen, setChosen] = useState<Set<string>>(() => new Set(people.filter((p) => p.role === "annotator").map((p) => p.id)));
   const [qaReviewers, setQaReviewers] = useState<Set<string>>(() => new Set());
   const [templateId, setTemplateId] = useState<Template["id"]>("webvoyager");
   const template = templates.find((t) => t.id === templateId) ?? templates[0]!;
-  const schema = template.labelSchema;
   // Typed text survives a change of template (the fields below are keyed by it); guidelines the researcher has not
   // touched (null) follow the template.
   const [typed, setTyped] = useState<TypedText>({ name: "", guidelines: null });
@@ -42,224 +49,39 @@ export function NewCampaignForm({
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    if (kind === "pairwise") return submitPairwise(f);
-    const categories = String(f.get("categories"))
-      .split("\n")
-      .map((c) => c.trim())
-      .filter(Boolean);
     setError("");
-    let questions: Record<string, unknown>[] = [];
-    const questionsText = String(f.get("questions") ?? "").trim();
-    if (questionsText) {
-      try {
-        questions = JSON.parse(questionsText);
-        if (!Array.isArray(questions)) throw new Error("not a list");
-      } catch (err) {
-        setError(`Custom questions: not a JSON list of questions (${(err as Error).message})`);
+    const f = new FormData(e.currentTarget);
+    try {
+      if (kind === "pairwise") {
+        const made = await createPairwise.mutateAsync(pairwiseCampaignInput(f, filter, [...chosen]));
+        router.push(`/campaigns/${made.campaign.id}`);
         return;
       }
-    }
-    try {
-      const c = await create.mutateAsync({
-        name: String(f.get("name")),
-        template: template.id,
-        instructions: String(f.get("instructions") ?? ""),
-        qaReviewerIds: [...qaReviewers],
-        filter,
-        annotatorsPerItem: Number(f.get("k")),
-        blind: f.get("blind") === "on",
-        revealEvaluator: String(f.get("revealEvaluator") ?? "") || null,
-        reservationMinutes: Number(f.get("reservation")),
-        annotatorIds: [...chosen],
-        labelSchema: {
-          categories,
-          requireCategory: f.get("requireCategory") === "on",
-          allowUnsure: f.get("allowUnsure") === "on",
-          firstFailingStep: f.get("firstFailingStep") === "on",
-          note: f.get("note") === "on",
-          agreementOn: f.get("agreementOn") === "verdict" ? "verdict" : "verdict_and_category",
-          allowNotExecutable: f.get("allowNotExecutable") === "on",
-          requireFailureStep: f.get("requireFailureStep") === "on",
-          requireReasoning: f.get("requireReasoning") === "on",
-          qaReview: f.get("qaReview") === "on",
-          questions,
-        },
-      });
+      const input = labelCampaignInput(f, { filter, template: template.id, annotatorIds: [...chosen], qaReviewerIds: [...qaReviewers] });
+      if (typeof input === "string") return setError(input);
+      const c = await create.mutateAsync(input);
       router.push(`/campaigns/${c.id}`);
     } catch (err) {
       setError((err as Error).message);
     }
   }
 
-  async function submitPairwise(f: FormData) {
-    setError("");
-    const whole = (field: string) => {
-      const v = String(f.get(field) ?? "").trim();
-      return v === "" ? undefined : Number(v);
-    };
-    try {
-      const instructions = String(f.get("instructions") ?? "").trim();
-      const made = await createPairwise.mutateAsync({
-        name: String(f.get("name")),
-        ...(instructions ? { instructions } : {}),
-        filter,
-        annotatorsPerItem: whole("k"),
-        pairsPerTask: whole("pairsPerTask"),
-        seed: whole("seed"),
-        annotatorIds: [...chosen],
-      });
-      router.push(`/campaigns/${made.campaign.id}`);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  }
-
-  const check = (name: string, label: string, hint: string, on = true) => (
-    <label className="flex items-start gap-2 text-[12.5px]">
-      <input type="checkbox" name={name} defaultChecked={on} className="mt-0.5 accent-indigo-600" />
-      <span>
-        {label}
-        <span className="block text-2xs text-zinc-500">{hint}</span>
-      </span>
-    </label>
-  );
-
   return (
     <form onSubmit={onSubmit} className="flex flex-col gap-4" data-testid="new-campaign-form">
       <KindPicker kind={kind} setKind={setKind} />
-
       {kind === "pairwise" ? (
         <PairwiseSettings typed={typed} setTyped={setTyped} />
       ) : (
         <>
-          <section className="panel flex flex-col gap-2 px-4 py-3">
-            <h2 className="section-title">Protocol</h2>
-            <div className="grid gap-2 sm:grid-cols-2" role="radiogroup" aria-label="Protocol template">
-              {templates.map((t) => (
-                <label
-                  key={t.id}
-                  className={`flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-2 text-[12.5px] ${t.id === templateId ? "border-indigo-400 bg-indigo-50" : "border-zinc-200"}`}
-                >
-                  <input
-                    type="radio"
-                    name="template"
-                    value={t.id}
-                    checked={t.id === templateId}
-                    onChange={() => setTemplateId(t.id)}
-                    className="mt-0.5 accent-indigo-600"
-                  />
-                  <span>
-                    <span className="font-medium">{t.name}</span> <span className="text-2xs text-zinc-500">v{t.version}</span>
-                    <span className="block text-2xs text-zinc-600">{t.summary}</span>
-                  </span>
-                </label>
-              ))}
-            </div>
-            <p className="text-2xs text-zinc-500">
-              The campaign keeps its own copy of the template: everything below can be edited, and the campaign page reports how far it meets the protocol.
-            </p>
-          </section>
-
+          <TemplatePicker templates={templates} templateId={templateId} setTemplateId={setTemplateId} />
           {/* Keyed by template so choosing another one resets its settings to that template's values (not the typed text). */}
           <div key={template.id} className="flex flex-col gap-4">
-            <section className="panel flex flex-col gap-3 px-4 py-3">
-              <h2 className="section-title">Campaign</h2>
-              <NameAndGuidelines typed={typed} setTyped={setTyped} template={template} />
-              <div className="grid grid-cols-2 gap-3">
-                <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-                  Annotators per trajectory
-                  <input name="k" type="number" min={1} max={20} defaultValue={template.annotatorsPerItem} className="field h-8" />
-                </label>
-                <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-                  Reservation (minutes)
-                  <input name="reservation" type="number" min={1} max={1440} defaultValue={30} className="field h-8" />
-                </label>
-              </div>
-              {check(
-                "blind",
-                "Blind labelling",
-                "Annotators see no judge verdict, rule result or other label of a trajectory until they have submitted theirs (enforced by the server).",
-              )}
-              <RevealEvaluatorField evaluators={evaluators} />
-            </section>
-
-            <section className="panel flex flex-col gap-3 px-4 py-3">
-              <h2 className="section-title">Label schema</h2>
-              <p className="text-[12px] text-zinc-600">
-                Verdict: success or failure (and, if allowed, not executable or unsure). Failures get an error category from this list (keys 1–9 pick them, in
-                this order).
-              </p>
-              <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-                Error categories, one per line (at most 9)
-                <textarea
-                  name="categories"
-                  rows={5}
-                  defaultValue={schema.categories.join("\n")}
-                  className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
-                />
-              </label>
-              <div className="grid gap-2 sm:grid-cols-2">
-                {check("requireCategory", "A failure needs a category", "Otherwise the category is optional.", schema.requireCategory)}
-                {check("firstFailingStep", "Ask for the first failing step", "`f` marks the step on screen.", schema.firstFailingStep)}
-                {check(
-                  "requireFailureStep",
-                  "A failure needs its failure point",
-                  "The first failing step becomes required for failures.",
-                  schema.requireFailureStep ?? false,
-                )}
-                {check("note", "Free-text note", "Shown to the adjudicator next to the label.", schema.note)}
-                {check("requireReasoning", "A failure needs reasoning", "The note becomes required for failures.", schema.requireReasoning ?? false)}
-                {check("allowUnsure", "Allow “unsure”", "Kept as its own value and left out of κ; unsure items go to adjudication.", schema.allowUnsure)}
-                {check(
-                  "allowNotExecutable",
-                  "Allow “not executable”",
-                  "Online-Mind2Web's 2: CAPTCHA, site down, task no longer possible.",
-                  schema.allowNotExecutable ?? false,
-                )}
-                {check("qaReview", "QA review stage", "Once an item has its labels, a QA reviewer confirms or corrects it.", schema.qaReview ?? false)}
-              </div>
-              <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-                Custom questions (JSON list; types single_choice, multiple_choice, number, text, step_ref; any may be perStep)
-                <textarea
-                  name="questions"
-                  rows={4}
-                  defaultValue={schema.questions?.length ? JSON.stringify(schema.questions, null, 1) : ""}
-                  placeholder='[{"id": "blocker", "type": "single_choice", "prompt": "What blocked the agent?", "options": ["captcha", "login", "none"], "required": true}]'
-                  className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[11.5px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
-                />
-              </label>
-              <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-                Consolidated automatically when the annotators agree on
-                <select name="agreementOn" className="field h-8" defaultValue={schema.agreementOn}>
-                  <option value="verdict_and_category">the verdict and, for failures, the category</option>
-                  <option value="verdict">the verdict only (category: majority, if any)</option>
-                </select>
-              </label>
-            </section>
+            <LabelCampaignSettings template={template} typed={typed} setTyped={setTyped} evaluators={evaluators} />
+            <LabelSchemaSettings schema={template.labelSchema} />
           </div>
         </>
       )}
-
-      <section className="panel flex flex-col gap-2 px-4 py-3">
-        <h2 className="section-title">Who may annotate ({chosen.size})</h2>
-        {people.length === 0 ? (
-          <p className="text-[12px] text-zinc-500">No accounts yet besides yours; an admin creates them on the Users page.</p>
-        ) : (
-          <PeopleChecks people={people} chosen={chosen} setChosen={setChosen} withRole />
-        )}
-      </section>
-
-      {kind === "label" && (
-        <section className="panel flex flex-col gap-2 px-4 py-3">
-          <h2 className="section-title">QA reviewers ({qaReviewers.size})</h2>
-          <p className="text-2xs text-zinc-500">
-            Researchers and admins can always do the QA review; tick annotators who should too. They see an item&apos;s labels only once its labelling is over.
-          </p>
-          <PeopleChecks people={people.filter((p) => p.role === "annotator")} chosen={qaReviewers} setChosen={setQaReviewers} label="QA reviewer" />
-        </section>
-      )}
-
+      <WhoAnnotates kind={kind} people={people} chosen={chosen} setChosen={setChosen} qaReviewers={qaReviewers} setQaReviewers={setQaReviewers} />
       {error && (
         <p role="alert" className="text-[12.5px] text-rose-700">
           {error}
@@ -271,6 +93,269 @@ export function NewCampaignForm({
         </button>
       </div>
     </form>
+  );
+}
+
+/**
+ * A label campaign's creation input from the form's fields, or the sentence saying which field is wrong (the custom
+ * questions are the one field the browser cannot check: they must be a JSON list).
+ */
+function labelCampaignInput(
+  f: FormData,
+  fixed: { filter: Filter; template: CreateInput["template"]; annotatorIds: string[]; qaReviewerIds: string[] },
+): CreateInput | string {
+  const on = (field: string) => f.get(field) === "on";
+  const categories = String(f.get("categories"))
+    .split("\n")
+    .map((c) => c.trim())
+    .filter(Boolean);
+  let questions: Record<string, unknown>[] = [];
+  const questionsText = String(f.get("questions") ?? "").trim();
+  if (questionsText) {
+    try {
+      questions = JSON.parse(questionsText);
+      if (!Array.isArray(questions)) throw new Error("not a list");
+    } catch (err) {
+      return `Custom questions: not a JSON list of questions (${(err as Error).message})`;
+    }
+  }
+  return {
+    ...fixed,
+    name: String(f.get("name")),
+    instructions: String(f.get("instructions") ?? ""),
+    annotatorsPerItem: Number(f.get("k")),
+    blind: on("blind"),
+    revealEvaluator: String(f.get("revealEvaluator") ?? "") || null,
+    reservationMinutes: Number(f.get("reservation")),
+    labelSchema: {
+      categories,
+      requireCategory: on("requireCategory"),
+      allowUnsure: on("allowUnsure"),
+      firstFailingStep: on("firstFailingStep"),
+      note: on("note"),
+      agreementOn: f.get("agreementOn") === "verdict" ? "verdict" : "verdict_and_category",
+      allowNotExecutable: on("allowNotExecutable"),
+      requireFailureStep: on("requireFailureStep"),
+      requireReasoning: on("requireReasoning"),
+      qaReview: on("qaReview"),
+      questions,
+    },
+  };
+}
+
+/** A pairwise campaign's creation input from the form's fields (an empty number field is left to the server's default). */
+function pairwiseCampaignInput(f: FormData, filter: Filter, annotatorIds: string[]): PairwiseInput {
+  const whole = (field: string) => {
+    const v = String(f.get(field) ?? "").trim();
+    return v === "" ? undefined : Number(v);
+  };
+  const instructions = String(f.get("instructions") ?? "").trim();
+  return {
+    name: String(f.get("name")),
+    ...(instructions ? { instructions } : {}),
+    filter,
+    annotatorsPerItem: whole("k"),
+    pairsPerTask: whole("pairsPerTask"),
+    seed: whole("seed"),
+    annotatorIds,
+  };
+}
+
+/** A setting's checkbox with its hint underneath. */
+function Check({ name, label, hint, on = true }: { name: string; label: string; hint: string; on?: boolean }) {
+  return (
+    <label className="flex items-start gap-2 text-[12.5px]">
+      <input type="checkbox" name={name} defaultChecked={on} className="mt-0.5 accent-indigo-600" />
+      <span>
+        {label}
+        <span className="block text-2xs text-zinc-500">{hint}</span>
+      </span>
+    </label>
+  );
+}
+
+/** The protocol templates to start a label campaign from. */
+function TemplatePicker({
+  templates,
+  templateId,
+  setTemplateId,
+}: {
+  templates: Template[];
+  templateId: Template["id"];
+  setTemplateId: (id: Template["id"]) => void;
+}) {
+  return (
+    <section className="panel flex flex-col gap-2 px-4 py-3">
+      <h2 className="section-title">Protocol</h2>
+      <div className="grid gap-2 sm:grid-cols-2" role="radiogroup" aria-label="Protocol template">
+        {templates.map((t) => (
+          <label
+            key={t.id}
+            className={`flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-2 text-[12.5px] ${t.id === templateId ? "border-indigo-400 bg-indigo-50" : "border-zinc-200"}`}
+          >
+            <input
+              type="radio"
+              name="template"
+              value={t.id}
+              checked={t.id === templateId}
+              onChange={() => setTemplateId(t.id)}
+              className="mt-0.5 accent-indigo-600"
+            />
+            <span>
+              <span className="font-medium">{t.name}</span> <span className="text-2xs text-zinc-500">v{t.version}</span>
+              <span className="block text-2xs text-zinc-600">{t.summary}</span>
+            </span>
+          </label>
+        ))}
+      </div>
+      <p className="text-2xs text-zinc-500">
+        The campaign keeps its own copy of the template: everything below can be edited, and the campaign page reports how far it meets the protocol.
+      </p>
+    </section>
+  );
+}
+
+/** A label campaign's name, guidelines, annotators per trajectory, reservation, blind and reveal settings. */
+function LabelCampaignSettings({
+  template,
+  typed,
+  setTyped,
+  evaluators,
+}: {
+  template: Template;
+  typed: TypedText;
+  setTyped: (t: TypedText) => void;
+  evaluators: EvaluatorChoice[];
+}) {
+  return (
+    <section className="panel flex flex-col gap-3 px-4 py-3">
+      <h2 className="section-title">Campaign</h2>
+      <NameAndGuidelines typed={typed} setTyped={setTyped} template={template} />
+      <div className="grid grid-cols-2 gap-3">
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Annotators per trajectory
+          <input name="k" type="number" min={1} max={20} defaultValue={template.annotatorsPerItem} className="field h-8" />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Reservation (minutes)
+          <input name="reservation" type="number" min={1} max={1440} defaultValue={30} className="field h-8" />
+        </label>
+      </div>
+      <Check
+        name="blind"
+        label="Blind labelling"
+        hint="Annotators see no judge verdict, rule result or other label of a trajectory until they have submitted theirs (enforced by the server)."
+      />
+      <RevealEvaluatorField evaluators={evaluators} />
+    </section>
+  );
+}
+
+/** A label campaign's schema: error categories, what a label must hold, custom questions and what counts as agreement. */
+function LabelSchemaSettings({ schema }: { schema: Template["labelSchema"] }) {
+  return (
+    <section className="panel flex flex-col gap-3 px-4 py-3">
+      <h2 className="section-title">Label schema</h2>
+      <p className="text-[12px] text-zinc-600">
+        Verdict: success or failure (and, if allowed, not executable or unsure). Failures get an error category from this list (keys 1–9 pick them, in this
+        order).
+      </p>
+      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+        Error categories, one per line (at most 9)
+        <textarea
+          name="categories"
+          rows={5}
+          defaultValue={schema.categories.join("\n")}
+          className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
+        />
+      </label>
+      <div className="grid gap-2 sm:grid-cols-2">
+        <Check name="requireCategory" label="A failure needs a category" hint="Otherwise the category is optional." on={schema.requireCategory} />
+        <Check name="firstFailingStep" label="Ask for the first failing step" hint="`f` marks the step on screen." on={schema.firstFailingStep} />
+        <Check
+          name="requireFailureStep"
+          label="A failure needs its failure point"
+          hint="The first failing step becomes required for failures."
+          on={schema.requireFailureStep ?? false}
+        />
+        <Check name="note" label="Free-text note" hint="Shown to the adjudicator next to the label." on={schema.note} />
+        <Check name="requireReasoning" label="A failure needs reasoning" hint="The note becomes required for failures." on={schema.requireReasoning ?? false} />
+        <Check
+          name="allowUnsure"
+          label="Allow “unsure”"
+          hint="Kept as its own value and left out of κ; unsure items go to adjudication."
+          on={schema.allowUnsure}
+        />
+        <Check
+          name="allowNotExecutable"
+          label="Allow “not executable”"
+          hint="Online-Mind2Web's 2: CAPTCHA, site down, task no longer possible."
+          on={schema.allowNotExecutable ?? false}
+        />
+        <Check
+          name="qaReview"
+          label="QA review stage"
+          hint="Once an item has its labels, a QA reviewer confirms or corrects it."
+          on={schema.qaReview ?? false}
+        />
+      </div>
+      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+        Custom questions (JSON list; types single_choice, multiple_choice, number, text, step_ref; any may be perStep)
+        <textarea
+          name="questions"
+          rows={4}
+          defaultValue={schema.questions?.length ? JSON.stringify(schema.questions, null, 1) : ""}
+          placeholder='[{"id": "blocker", "type": "single_choice", "prompt": "What blocked the agent?", "options": ["captcha", "login", "none"], "required": true}]'
+          className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[11.5px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
+        />
+      </label>
+      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+        Consolidated automatically when the annotators agree on
+        <select name="agreementOn" className="field h-8" defaultValue={schema.agreementOn}>
+          <option value="verdict_and_category">the verdict and, for failures, the category</option>
+          <option value="verdict">the verdict only (category: majority, if any)</option>
+        </select>
+      </label>
+    </section>
+  );
+}
+
+/** Who may annotate, and (label campaigns) which annotators also do the QA review. */
+function WhoAnnotates({
+  kind,
+  people,
+  chosen,
+  setChosen,
+  qaReviewers,
+  setQaReviewers,
+}: {
+  kind: Kind;
+  people: Person[];
+  chosen: Set<string>;
+  setChosen: (f: (s: Set<string>) => Set<string>) => void;
+  qaReviewers: Set<string>;
+  setQaReviewers: (f: (s: Set<string>) => Set<string>) => void;
+}) {
+  return (
+    <>
+      <section className="panel flex flex-col gap-2 px-4 py-3">
+        <h2 className="section-title">Who may annotate ({chosen.size})</h2>
+        {people.length === 0 ? (
+          <p className="text-[12px] text-zinc-500">No accounts yet besides yours; an admin creates them on the Users page.</p>
+        ) : (
+          <PeopleChecks people={people} chosen={chosen} setChosen={setChosen} withRole />
+        )}
+      </section>
+      {kind === "label" && (
+        <section className="panel flex flex-col gap-2 px-4 py-3">
+          <h2 className="section-title">QA reviewers ({qaReviewers.size})</h2>
+          <p className="text-2xs text-zinc-500">
+            Researchers and admins can always do the QA review; tick annotators who should too. They see an item&apos;s labels only once its labelling is over.
+          </p>
+          <PeopleChecks people={people.filter((p) => p.role === "annotator")} chosen={qaReviewers} setChosen={setQaReviewers} label="QA reviewer" />
+        </section>
+      )}
+    </>
   );
 }
 
@@ -415,7 +500,8 @@ function PeopleChecks({
   );
 }
 
-function KindPicker({ kind, setKind }: { kind: "label" | "pairwise"; setKind: (k: "label" | "pairwise") => void }) {
+/** Label each trajectory, or compare two attempts at a task. */
+function KindPicker({ kind, setKind }: { kind: Kind; setKind: (k: Kind) => void }) {
   return (
     <section className="panel flex flex-col gap-2 px-4 py-3">
       <h2 className="section-title">Kind</h2>
