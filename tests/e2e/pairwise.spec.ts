@@ -262,9 +262,26 @@ test.describe.serial("pairwise campaigns", () => {
     await expect(rows.nth(0)).toContainText(/3\s*0\s*1\s*0$/);
     await expect(rows.nth(2)).toContainText(/0\s*3\s*0\s*1$/);
     await expect(page.getByTestId("ranking-chart").locator(".recharts-bar-rectangle")).toHaveCount(3);
-    await atEverySize(page, "pairwise-ranking", () =>
-      expectCleanLayout(page, [page.getByTestId("ranking-chart"), page.getByTestId("export-preference-pairs")]),
-    );
+    await atEverySize(page, "pairwise-ranking", async () => {
+      await expectCleanLayout(page, [page.getByTestId("ranking-chart"), page.getByTestId("export-preference-pairs")]);
+      // Each run's name on the chart's axis is drawn whole and inside the chart (it was cut on the left at 1280×800).
+      const chart = (await page.getByTestId("ranking-chart").boundingBox())!;
+      const names = page.getByTestId("ranking-axis-name");
+      await expect(names).toHaveCount(3);
+      for (const [i, run] of ["pw-alpha", "pw-beta", "pw-gamma"].entries()) {
+        await expect(names.nth(i).locator("title")).toHaveText(run);
+        expect(
+          await names.nth(i).evaluate((el) =>
+            [...el.childNodes]
+              .filter((n) => n.nodeType === Node.TEXT_NODE)
+              .map((n) => n.textContent)
+              .join(""),
+          ),
+        ).toBe(run);
+        const box = (await names.nth(i).boundingBox())!;
+        expect(box.x, `${run}'s axis name starts inside the chart`).toBeGreaterThanOrEqual(chart.x);
+      }
+    });
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-preference-pairs").click()]);
     expect(download.suggestedFilename()).toMatch(/-preference-pairs\.jsonl$/);

@@ -6,7 +6,7 @@
  */
 import { useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Bar, BarChart, CartesianGrid, ErrorBar, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
@@ -18,6 +18,57 @@ const AXIS = { fontSize: 11, fill: "#71717a" };
 
 function fixed(v: number | null, digits = 2): string {
   return v === null ? "–" : v.toFixed(digits);
+}
+
+/** The widest run name drawn whole on the chart's axis; a longer one is cut in the middle (whole in its tooltip). */
+const MAX_LABEL_PX = 240;
+/** Room between a name and the axis: the tick mark and its margin (8 px, where the axis places the name) and a gap. */
+const TICK_GAP_PX = 14;
+
+/** Before the browser measures (server rendering and the first paint): a generous width per character. */
+const estimateWidth = (text: string) => text.length * 7.5;
+
+/** Measures text as the axis draws it (11 px in the page's font) with a canvas; the estimate where there is none. */
+function canvasMeasurer(): (text: string) => number {
+  const ctx = document.createElement("canvas").getContext("2d");
+  if (!ctx) return estimateWidth;
+  ctx.font = `${AXIS.fontSize}px ${getComputedStyle(document.body).fontFamily}`;
+  return (text) => ctx.measureText(text).width;
+}
+
+/** The name as it fits in `max` px: whole, or its start and end around an ellipsis, so names sharing a prefix stay apart. */
+function fitName(name: string, max: number, width: (t: string) => number): string {
+  if (width(name) <= max) return name;
+  for (let keep = name.length - 1; keep > 2; keep--) {
+    const head = Math.ceil(keep / 2);
+    const cut = `${name.slice(0, head)}…${name.slice(name.length - (keep - head))}`;
+    if (width(cut) <= max) return cut;
+  }
+  return `${name.slice(0, 2)}…`;
+}
+
+function axisLabels(names: string[], width: (t: string) => number): { shown: Map<string, string>; width: number } {
+  const shown = new Map(names.map((n) => [n, fitName(n, MAX_LABEL_PX, width)]));
+  return { shown, width: Math.ceil(TICK_GAP_PX + Math.max(0, ...[...shown.values()].map(width))) };
+}
+
+/** The axis's names as drawn, and the axis width that holds the longest of them (measured once in the browser). */
+function useAxisLabels(names: string[]): { shown: Map<string, string>; width: number } {
+  const key = names.join("\n");
+  const [measured, setMeasured] = useState<{ key: string; shown: Map<string, string>; width: number } | null>(null);
+  useEffect(() => setMeasured({ key, ...axisLabels(key.split("\n"), canvasMeasurer()) }), [key]);
+  return measured?.key === key ? measured : axisLabels(names, estimateWidth);
+}
+
+/** A run's name on the axis, cut to fit if need be, with the whole name as its tooltip. */
+function RunTick({ x, y, payload, shown }: { x?: number; y?: number; payload?: { value: string }; shown: Map<string, string> }) {
+  const name = payload?.value ?? "";
+  return (
+    <text x={x} y={y} dy={4} textAnchor="end" fontSize={AXIS.fontSize} fill={AXIS.fill} data-testid="ranking-axis-name">
+      <title>{name}</title>
+      {shown.get(name) ?? name}
+    </text>
+  );
 }
 
 export function PairwiseRankingView({ ranking }: { ranking: Ranking }) {
@@ -43,7 +94,7 @@ function RankingChartAndTable({ ranking }: { ranking: Ok }) {
     low: a.low,
     high: a.high,
   }));
-  const labelWidth = Math.min(260, 16 + 6.4 * Math.max(...data.map((d) => d.agent.length)));
+  const axis = useAxisLabels(data.map((d) => d.agent));
   const ties = ranking.agents.reduce((s, a) => s + a.ties, 0) / 2;
   return (
     <div className="flex flex-col gap-3" data-testid="ranking">
@@ -76,7 +127,7 @@ function RankingChartAndTable({ ranking }: { ranking: Ok }) {
               label={{ value: "log-strength (0 = average run), 95% interval", position: "insideBottom", offset: -4, fontSize: 11, fill: "#71717a" }}
               height={36}
             />
-            <YAxis type="category" dataKey="agent" tick={AXIS} interval={0} width={labelWidth} />
+            <YAxis type="category" dataKey="agent" tick={<RunTick shown={axis.shown} />} interval={0} width={axis.width} />
             <ReferenceLine x={0} stroke="#a1a1aa" />
             <Tooltip
               cursor={{ fill: "#f4f4f5" }}
