@@ -1,7 +1,7 @@
 /** Automation rules on PostgreSQL, declared once in db/schema/automation.ts, which documents their meaning. */
-import { automationTables, type AutomationRefs } from "../schema/automation";
+import { automationTables } from "../schema/automation";
 import { users } from "./auth";
 import { trajectories } from "./core";
 import { pgKit } from "./columns";
 
-export const { automationRules, automationRuleRuns, automationRuleHits } = automationTables(pgKit, { users, trajectories } as unknown as AutomationRefs);
+export const { automationRules, automationRuleRuns, automationRuleHits } = automationTables(pgKit, { users, trajectories });

@@ -1,6 +1,6 @@
 /** Saved failure-cluster runs on PostgreSQL; see db/schema/clusters.ts for their meaning. */
-import { clusterTables, type ClusterRefs } from "../schema/clusters";
+import { clusterTables } from "../schema/clusters";
 import { users } from "./auth";
 import { pgKit } from "./columns";
 
-export const { failureClusterRuns } = clusterTables(pgKit, { users } as unknown as ClusterRefs);
+export const { failureClusterRuns } = clusterTables(pgKit, { users });

@@ -1,7 +1,7 @@
 /** Comment threads and their mentions on PostgreSQL, declared once in db/schema/comments.ts, which documents them. */
-import { commentTables, type CommentRefs } from "../schema/comments";
+import { commentTables } from "../schema/comments";
 import { users } from "./auth";
 import { pgKit } from "./columns";
 import { trajectories } from "./core";
 
-export const { comments, commentMentions } = commentTables(pgKit, { users, trajectories } as unknown as CommentRefs);
+export const { comments, commentMentions } = commentTables(pgKit, { users, trajectories });

@@ -1,5 +1,5 @@
 /** Pairwise campaign items and answers on PostgreSQL. Declared once in db/schema/pairwise.ts, which documents them. */
-import { pairwiseTables, type PairwiseRefs } from "../schema/pairwise";
+import { pairwiseTables } from "../schema/pairwise";
 import { annotationCampaigns } from "./annotation";
 import { users } from "./auth";
 import { tasks, trajectories } from "./core";
@@ -10,4 +10,4 @@ export const { pairwiseItems, pairwiseAnswers, pairwiseAnswerRevisions } = pairw
   users,
   tasks,
   trajectories,
-} as unknown as PairwiseRefs);
+});

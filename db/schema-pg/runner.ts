@@ -2,11 +2,11 @@
  * Live runs of benchmarks on PostgreSQL: deployment profiles, per-step evidence and HAR links. Declared once in
  * db/schema/runner.ts, which documents them.
  */
-import { runnerTables, type RunnerRefs } from "../schema/runner";
+import { runnerTables } from "../schema/runner";
 import { tasks, trajectories } from "./core";
 import { pgKit } from "./columns";
 
 export const { deploymentProfiles, liveStepEvidence, liveTrajectoryHar, taskInputImages } = runnerTables(pgKit, {
   tasks,
   trajectories,
-} as unknown as RunnerRefs);
+});

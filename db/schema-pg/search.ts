@@ -3,8 +3,8 @@
  * as a stored tsvector column, `body_words`, with the GIN full-text index on it: both are in the migrations (pg 0010,
  * 0018), since drizzle does not model tsvector columns; triggers write the rows, so no insert here names it.
  */
-import { searchTables, type SearchRefs } from "../schema/search";
+import { searchTables } from "../schema/search";
 import { trajectories } from "./core";
 import { pgKit } from "./columns";
 
-export const { searchEntries } = searchTables(pgKit, { trajectories } as unknown as SearchRefs);
+export const { searchEntries } = searchTables(pgKit, { trajectories });

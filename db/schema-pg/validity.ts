@@ -1,7 +1,7 @@
 /** The task validity ledger on PostgreSQL, declared once in db/schema/validity.ts, which documents its meaning. */
-import { validityTables, type ValidityRefs } from "../schema/validity";
+import { validityTables } from "../schema/validity";
 import { users } from "./auth";
 import { tasks } from "./core";
 import { pgKit } from "./columns";
 
-export const { taskFlags } = validityTables(pgKit, { users, tasks } as unknown as ValidityRefs);
+export const { taskFlags } = validityTables(pgKit, { users, tasks });

@@ -6,138 +6,139 @@
  * property name, so the property names below are the library's field names; the SQL column names are ours.
  * `role`, `banned`, `banReason`, `banExpires` and `impersonatedBy` are the admin plugin's fields.
  */
-import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-
-const nowMs = sql`(unixepoch('subsec') * 1000)`;
-
 import type { ApiTokenScope } from "../../server/domain/access/api-tokens";
 import type { Role } from "../../server/domain/access/roles";
-import { cascadeKey } from "./columns";
+import { sqliteKit, type SchemaKit } from "./columns";
 
 export { ROLES, type Role } from "../../server/domain/access/roles";
 
-export const users = sqliteTable("users", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  /** Stored lower-case by better-auth; unique. */
-  email: text("email").notNull().unique(),
-  emailVerified: integer("email_verified", { mode: "boolean" }).notNull().default(false),
-  image: text("image"),
-  role: text("role").$type<Role>().notNull().default("annotator"),
-  banned: integer("banned", { mode: "boolean" }).default(false),
-  banReason: text("ban_reason"),
-  banExpires: integer("ban_expires", { mode: "timestamp_ms" }),
-  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-});
+/** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
+export function authTables(k: SchemaKit) {
+  const users = k.table("users", {
+    id: k.text("id").primaryKey(),
+    name: k.text("name").notNull(),
+    /** Stored lower-case by better-auth; unique. */
+    email: k.text("email").notNull().unique(),
+    emailVerified: k.flag("email_verified").notNull().default(false),
+    image: k.text("image"),
+    role: k.text("role").$type<Role>().notNull().default("annotator"),
+    banned: k.flag("banned").default(false),
+    banReason: k.text("ban_reason"),
+    banExpires: k.time("ban_expires"),
+    createdAt: k.stamp("created_at"),
+    updatedAt: k.stamp("updated_at"),
+  });
 
-export const sessions = sqliteTable(
-  "sessions",
-  {
-    id: text("id").primaryKey(),
-    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
-    token: text("token").notNull().unique(),
-    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-    ipAddress: text("ip_address"),
-    userAgent: text("user_agent"),
-    userId: cascadeKey("user_id", () => users.id),
-    impersonatedBy: text("impersonated_by"),
-  },
-  (t) => [index("sessions_user_idx").on(t.userId)],
-);
+  const sessions = k.table(
+    "sessions",
+    {
+      id: k.text("id").primaryKey(),
+      expiresAt: k.time("expires_at").notNull(),
+      token: k.text("token").notNull().unique(),
+      createdAt: k.stamp("created_at"),
+      updatedAt: k.stamp("updated_at"),
+      ipAddress: k.text("ip_address"),
+      userAgent: k.text("user_agent"),
+      userId: k.cascadeKey("user_id", () => users.id),
+      impersonatedBy: k.text("impersonated_by"),
+    },
+    (t) => [k.index("sessions_user_idx").on(t.userId)],
+  );
 
-export const accounts = sqliteTable(
-  "accounts",
-  {
-    id: text("id").primaryKey(),
-    accountId: text("account_id").notNull(),
-    /** "credential" for email + password. */
-    providerId: text("provider_id").notNull(),
-    userId: cascadeKey("user_id", () => users.id),
-    accessToken: text("access_token"),
-    refreshToken: text("refresh_token"),
-    idToken: text("id_token"),
-    accessTokenExpiresAt: integer("access_token_expires_at", { mode: "timestamp_ms" }),
-    refreshTokenExpiresAt: integer("refresh_token_expires_at", { mode: "timestamp_ms" }),
-    scope: text("scope"),
-    /** better-auth's password hash (scrypt); never read outside better-auth. */
-    password: text("password"),
-    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-  },
-  (t) => [index("accounts_user_idx").on(t.userId)],
-);
+  const accounts = k.table(
+    "accounts",
+    {
+      id: k.text("id").primaryKey(),
+      accountId: k.text("account_id").notNull(),
+      /** "credential" for email + password. */
+      providerId: k.text("provider_id").notNull(),
+      userId: k.cascadeKey("user_id", () => users.id),
+      accessToken: k.text("access_token"),
+      refreshToken: k.text("refresh_token"),
+      idToken: k.text("id_token"),
+      accessTokenExpiresAt: k.time("access_token_expires_at"),
+      refreshTokenExpiresAt: k.time("refresh_token_expires_at"),
+      scope: k.text("scope"),
+      /** better-auth's password hash (scrypt); never read outside better-auth. */
+      password: k.text("password"),
+      createdAt: k.stamp("created_at"),
+      updatedAt: k.stamp("updated_at"),
+    },
+    (t) => [k.index("accounts_user_idx").on(t.userId)],
+  );
 
-export const verifications = sqliteTable(
-  "verifications",
-  {
-    id: text("id").primaryKey(),
-    identifier: text("identifier").notNull(),
-    value: text("value").notNull(),
-    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
-    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-  },
-  (t) => [index("verifications_identifier_idx").on(t.identifier)],
-);
+  const verifications = k.table(
+    "verifications",
+    {
+      id: k.text("id").primaryKey(),
+      identifier: k.text("identifier").notNull(),
+      value: k.text("value").notNull(),
+      expiresAt: k.time("expires_at").notNull(),
+      createdAt: k.stamp("created_at"),
+      updatedAt: k.stamp("updated_at"),
+    },
+    (t) => [k.index("verifications_identifier_idx").on(t.identifier)],
+  );
 
-/**
- * An admin's invitation: whoever opens the link chooses a password and gets an account with this email and role.
- * Only the sha256 of the token is stored, so a copy of the database does not hold usable links.
- */
-export const invitations = sqliteTable("invitations", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
-  tokenHash: text("token_hash").notNull().unique(),
-  email: text("email").notNull(),
-  name: text("name"),
-  role: text("role").$type<Role>().notNull(),
-  invitedBy: text("invited_by").references(() => users.id, { onDelete: "set null" }),
-  expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
-  acceptedAt: integer("accepted_at", { mode: "timestamp_ms" }),
-  acceptedUserId: text("accepted_user_id").references(() => users.id, { onDelete: "set null" }),
-  revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
-  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-});
+  /**
+   * An admin's invitation: whoever opens the link chooses a password and gets an account with this email and role.
+   * Only the sha256 of the token is stored, so a copy of the database does not hold usable links.
+   */
+  const invitations = k.table("invitations", {
+    id: k.id(),
+    tokenHash: k.text("token_hash").notNull().unique(),
+    email: k.text("email").notNull(),
+    name: k.text("name"),
+    role: k.text("role").$type<Role>().notNull(),
+    invitedBy: k.text("invited_by").references(() => users.id, { onDelete: "set null" }),
+    expiresAt: k.time("expires_at").notNull(),
+    acceptedAt: k.time("accepted_at"),
+    acceptedUserId: k.text("accepted_user_id").references(() => users.id, { onDelete: "set null" }),
+    revokedAt: k.time("revoked_at"),
+    createdAt: k.stamp("created_at"),
+  });
 
-/**
- * A person's API tokens, for scripts, notebooks and CI (Authorization: Bearer). A token acts as its owner, with
- * the owner's role as it is at the time of each request, narrowed to reading when its scope is "read". The token
- * is shown once; only its public id (the part before the secret, to find the row) and the sha256 of its secret are
- * kept, so a copy of the database holds no usable token.
- */
-export const apiTokens = sqliteTable(
-  "api_tokens",
-  {
-    id: integer("id").primaryKey({ autoIncrement: true }),
-    publicId: text("public_id").notNull().unique(),
-    secretHash: text("secret_hash").notNull(),
-    userId: cascadeKey("user_id", () => users.id),
-    name: text("name").notNull(),
-    scope: text("scope").$type<ApiTokenScope>().notNull(),
-    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
-    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
-    revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
-    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
-    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
-  },
-  (t) => [index("api_tokens_user_idx").on(t.userId)],
-);
+  /**
+   * A person's API tokens, for scripts, notebooks and CI (Authorization: Bearer). A token acts as its owner, with
+   * the owner's role as it is at the time of each request, narrowed to reading when its scope is "read". The token
+   * is shown once; only its public id (the part before the secret, to find the row) and the sha256 of its secret are
+   * kept, so a copy of the database holds no usable token.
+   */
+  const apiTokens = k.table(
+    "api_tokens",
+    {
+      id: k.id(),
+      publicId: k.text("public_id").notNull().unique(),
+      secretHash: k.text("secret_hash").notNull(),
+      userId: k.cascadeKey("user_id", () => users.id),
+      name: k.text("name").notNull(),
+      scope: k.text("scope").$type<ApiTokenScope>().notNull(),
+      expiresAt: k.time("expires_at").notNull(),
+      lastUsedAt: k.time("last_used_at"),
+      revokedAt: k.time("revoked_at"),
+      createdBy: k.text("created_by").references(() => users.id, { onDelete: "set null" }),
+      createdAt: k.stamp("created_at"),
+    },
+    (t) => [k.index("api_tokens_user_idx").on(t.userId)],
+  );
+
+  /**
+   * better-auth's rate-limit counters (model "rateLimit"): one row per client address and auth path, so every web
+   * server behind a load balancer counts the same sign-in attempts. `lastRequest` is epoch milliseconds as a plain
+   * number, which is what better-auth reads and compares.
+   */
+  const rateLimits = k.table("rate_limits", {
+    id: k.text("id").primaryKey(),
+    key: k.text("key").notNull().unique(),
+    count: k.integer("count").notNull(),
+    lastRequest: k.bigint("last_request").notNull(),
+  });
+  return { users, sessions, accounts, verifications, invitations, apiTokens, rateLimits };
+}
+
+export const { users, sessions, accounts, verifications, invitations, apiTokens, rateLimits } = authTables(sqliteKit);
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;
 
 export type UserRow = typeof users.$inferSelect;
 export type InvitationRow = typeof invitations.$inferSelect;
-
-/**
- * better-auth's rate-limit counters (model "rateLimit"): one row per client address and auth path, so every web
- * server behind a load balancer counts the same sign-in attempts. `lastRequest` is epoch milliseconds as a plain
- * number, which is what better-auth reads and compares.
- */
-export const rateLimits = sqliteTable("rate_limits", {
-  id: text("id").primaryKey(),
-  key: text("key").notNull().unique(),
-  count: integer("count").notNull(),
-  lastRequest: integer("last_request").notNull(),
-});

@@ -7,13 +7,7 @@
  * Triggers are not part of drizzle's schema model: a migration that rebuilds one of these tables must create its
  * triggers again (tests/integration/change-counters.test.ts fails when one is missing).
  */
-import { blob, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-
-export const changeCounters = sqliteTable("change_counters", {
-  /** Table name. */
-  name: text("name").primaryKey(),
-  version: integer("version").notNull().default(0),
-});
+import { sqliteKit, type SchemaKit } from "./columns";
 
 /** The tables with counters, and the columns whose updates count (inserts and deletes always count). */
 export const COUNTED_TABLES = {
@@ -57,38 +51,51 @@ export const LABEL_REMOVALS_COUNTER = "labels_removed";
 /** Every counter row: the counted tables and the verdict and label removals. */
 export type ChangeCounter = CountedTable | typeof VERDICT_REMOVALS_COUNTER | typeof LABEL_REMOVALS_COUNTER;
 
-/**
- * Bootstrap results of the analytics (intervals of Fleiss' κ and α, clustered judge error rates) kept across
- * restarts (server/services/analytics/dataset.ts). A result depends only on its input, which its memo key spells out
- * in full, so a row never goes stale while the drawing code stays the same (the key starts with a format version
- * that changes with it). `id` is a digest of kind and key; the newest rows are kept, older ones deleted.
- */
-export const analyticsMemos = sqliteTable("analytics_memos", {
-  id: text("id").primaryKey(),
-  kind: text("kind").notNull(),
-  memoKey: text("memo_key").notNull(),
-  /** superjson of the result, so NaN, Infinity and undefined come back as they were. */
-  value: text("value").notNull(),
-  /** Milliseconds since the epoch; the order the newest rows are kept in. */
-  writtenAt: integer("written_at").notNull(),
-});
+/** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
+export function changeTables(k: SchemaKit) {
+  const changeCounters = k.table("change_counters", {
+    /** Table name. */
+    name: k.text("name").primaryKey(),
+    /** Counters only grow, one step per counted row written, for the life of the installation. */
+    version: k.bigint("version").notNull().default(0),
+  });
 
-/**
- * The data the analytics views start from (trajectory facts, consolidated references, a judge's or every evaluator's
- * verdicts, a campaign's labels: server/services/analytics/snapshots.ts), kept across restarts so the first view after
- * one reads them instead of recomputing them (issue 32). A row is exact for the change counters it was read at
- * (`versions`, JSON of every counter; `stamp`, the counters of the tables it depends on): a process uses it when the
- * stamp still matches, brings it up to date with the rows written since when it can (labels, verdicts), and reads
- * everything again otherwise. `format` changes whenever the encoding or what a key holds changes.
- */
-export const analyticsSnapshots = sqliteTable("analytics_snapshots", {
-  /** What the row holds, e.g. `facts`, `verdicts:*`, `labels:3` (dataset.ts's cache keys). */
-  key: text("key").primaryKey(),
-  format: text("format").notNull(),
-  stamp: text("stamp").notNull(),
-  versions: text("versions").notNull(),
-  /** The value, encoded (typed arrays as raw bytes after a JSON header). */
-  value: blob("value", { mode: "buffer" }).notNull(),
-  /** Milliseconds since the epoch. */
-  writtenAt: integer("written_at").notNull(),
-});
+  /**
+   * Bootstrap results of the analytics (intervals of Fleiss' κ and α, clustered judge error rates) kept across
+   * restarts (server/services/analytics/dataset.ts). A result depends only on its input, which its memo key spells out
+   * in full, so a row never goes stale while the drawing code stays the same (the key starts with a format version
+   * that changes with it). `id` is a digest of kind and key; the newest rows are kept, older ones deleted.
+   */
+  const analyticsMemos = k.table("analytics_memos", {
+    id: k.text("id").primaryKey(),
+    kind: k.text("kind").notNull(),
+    memoKey: k.text("memo_key").notNull(),
+    /** superjson of the result, so NaN, Infinity and undefined come back as they were. */
+    value: k.text("value").notNull(),
+    /** Milliseconds since the epoch; the order the newest rows are kept in. */
+    writtenAt: k.bigint("written_at").notNull(),
+  });
+
+  /**
+   * The data the analytics views start from (trajectory facts, consolidated references, a judge's or every evaluator's
+   * verdicts, a campaign's labels: server/services/analytics/snapshots.ts), kept across restarts so the first view after
+   * one reads them instead of recomputing them (issue 32). A row is exact for the change counters it was read at
+   * (`versions`, JSON of every counter; `stamp`, the counters of the tables it depends on): a process uses it when the
+   * stamp still matches, brings it up to date with the rows written since when it can (labels, verdicts), and reads
+   * everything again otherwise. `format` changes whenever the encoding or what a key holds changes.
+   */
+  const analyticsSnapshots = k.table("analytics_snapshots", {
+    /** What the row holds, e.g. `facts`, `verdicts:*`, `labels:3` (dataset.ts's cache keys). */
+    key: k.text("key").primaryKey(),
+    format: k.text("format").notNull(),
+    stamp: k.text("stamp").notNull(),
+    versions: k.text("versions").notNull(),
+    /** The value, encoded (typed arrays as raw bytes after a JSON header). */
+    value: k.bytes("value").notNull(),
+    /** Milliseconds since the epoch. */
+    writtenAt: k.bigint("written_at").notNull(),
+  });
+  return { changeCounters, analyticsMemos, analyticsSnapshots };
+}
+
+export const { changeCounters, analyticsMemos, analyticsSnapshots } = changeTables(sqliteKit);

@@ -7,7 +7,7 @@
  * finds no change on either dialect).
  */
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 
 /** A required integer reference to a row whose deletion deletes this one (a campaign, an item, a trajectory…). */
 export const cascadeId = <N extends string>(name: N, target: () => AnySQLiteColumn) => integer(name).notNull().references(target, { onDelete: "cascade" });
@@ -42,6 +42,10 @@ export const sqliteKit = {
   flag: <N extends string>(name: N) => integer(name, { mode: "boolean" }),
   /** A structure always read whole, kept as the JSON text written. */
   json: <N extends string>(name: N) => text(name, { mode: "json" }),
+  /** A JSON column that is also an index key (PostgreSQL needs `jsonb` for its ordering; see db/schema-pg/columns.ts). */
+  indexedJson: <N extends string>(name: N) => text(name, { mode: "json" }),
+  /** Raw bytes, read and written as a Buffer. */
+  bytes: <N extends string>(name: N) => blob(name, { mode: "buffer" }),
   now: nowMs,
   /** The time a row was written (or last changed): required, the statement's time unless given. */
   stamp: <N extends string>(name: N) => integer(name, { mode: "timestamp_ms" }).notNull().default(nowMs),
