@@ -518,7 +518,7 @@ export function LabelPanel(props: LabelPanelProps) {
       />
       {schema.firstFailingStep && (
         <div className="flex flex-col gap-1">
-          <div className="flex items-center justify-between text-[12px]">
+          <div className="flex items-center justify-between gap-2 text-[12px]">
             <span className="font-medium text-zinc-700">{schema.requireFailureStep ? "Failure point (required for failures)" : "First failing step"}</span>
             <span data-testid="first-failing-step" className="text-zinc-600">
               {draft.firstFailingStep === null ? "not marked" : `step ${draft.firstFailingStep + 1}`}

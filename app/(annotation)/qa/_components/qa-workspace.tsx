@@ -239,6 +239,11 @@ function useQaKeys(
   }, [schema, done, current, review.consolidated, setForm, submit, toggleGuidelines, reasonRef]);
 }
 
+// As on the labelling page: success and failure side by side, not executable on a row of its own (three keys do not
+// fit the side column at 1280 px).
+const QA_VERDICTS = ["success", "failure"] as const;
+const QA_SECOND_ROW = ["not_executable"] as const;
+
 /** The review form in the player's side column: the labelling page's fields, plus confidence and disagreement source. */
 function QaPanel(props: QaPanelProps) {
   const { review, current, count, go } = props;
@@ -250,7 +255,6 @@ function QaPanel(props: QaPanelProps) {
   const toggleGuidelines = useCallback(() => setShowGuidelines((v) => !v), []);
   useQaKeys(review, current, qa, toggleGuidelines, reasonRef);
   const { form, setForm, done } = qa;
-  const verdicts: Verdict[] = schema.allowNotExecutable ? ["success", "failure", "not_executable"] : ["success", "failure"];
   return (
     <div className="flex flex-col gap-3 px-3 py-3" data-testid="qa-panel">
       <PanelHeader title="QA review" subtitle={review.campaign.name}>
@@ -269,13 +273,16 @@ function QaPanel(props: QaPanelProps) {
       )}
       <QaState review={review} done={done} />
       <VerdictButtons
-        verdicts={verdicts}
+        verdicts={QA_VERDICTS}
         value={form.verdict}
         onChoose={(v) => setForm((f) => withVerdict(f, v))}
         disabled={done}
         label="Verdict"
         name={verdictName}
       />
+      {schema.allowNotExecutable && (
+        <VerdictButtons verdicts={QA_SECOND_ROW} value={form.verdict} onChoose={(v) => setForm((f) => withVerdict(f, v))} disabled={done} name={verdictName} />
+      )}
       <CategoryField
         categories={schema.categories}
         value={form.category}
