@@ -8,8 +8,10 @@ import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-q
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useState, type Dispatch, type SetStateAction } from "react";
 import type { AppRouter } from "@/server/api/root";
+import type { DecisionConfidence, DisagreementSource } from "@/server/domain/annotation/protocols";
+import { CategoryField, DecisionDetails, ReasonField, StepPicker, VerdictButtons } from "../../annotate/_components/label-fields";
 import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
 import { AnnotatorMarksLayer, annotatorColour, MarksSummary } from "../../_components/region-marks";
 import { useTRPC } from "../../../_trpc/client";
@@ -24,21 +26,15 @@ const VERDICT_STYLE: Record<string, string> = {
   not_executable: "bg-sky-50 text-sky-800 ring-sky-600/20",
 };
 
-const CONFIDENCES = ["low", "medium", "high"] as const;
-const SOURCES = [
-  ["guideline_gap", "guideline gap"],
-  ["ambiguous_task", "ambiguous task"],
-  ["annotator_error", "annotator error"],
-  ["edge_case", "edge case"],
-] as const;
+type DecisionVerdict = "success" | "failure" | "not_executable";
 
 interface Decision {
-  verdict: "success" | "failure" | "not_executable" | null;
+  verdict: DecisionVerdict | null;
   category: string | null;
   firstFailingStep: number | null;
   reason: string;
-  confidence: (typeof CONFIDENCES)[number] | null;
-  disagreementSource: (typeof SOURCES)[number][0] | null;
+  confidence: DecisionConfidence | null;
+  disagreementSource: DisagreementSource | null;
 }
 
 function seconds(ms: number | null): string {
@@ -111,27 +107,42 @@ function LabelCard({ label, stepCount, colour, onTake }: { label: ReviewLabel; s
   );
 }
 
-function DecisionPanel(props: {
+/** The decision's verdict chosen: anything but a failure clears the failure's category and step. */
+function withVerdict(d: Decision, verdict: DecisionVerdict): Decision {
+  return { ...d, verdict, ...(verdict !== "failure" ? { category: null, firstFailingStep: null } : {}) };
+}
+
+interface DecisionInput {
   review: Review;
   decision: Decision;
-  setDecision: (d: Decision) => void;
-  current: number;
-  count: number;
-  go: (i: number) => void;
   campaignId: number;
   trajectoryId: number;
-}) {
-  const { review, decision, setDecision, current, count, go, campaignId, trajectoryId } = props;
+}
+
+/**
+ * Sends the decision: as the consolidated label (adjudication) or, in the QA stage, as the reviewer's confirmation or
+ * correction; then opens the next item of the same queue, or the queue when it is empty.
+ */
+function useDecisionSubmit({ review, decision, campaignId, trajectoryId }: DecisionInput) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
   const adjudicate = useMutation(trpc.campaigns.adjudicate.mutationOptions());
   const qaSubmit = useMutation(trpc.campaigns.qaSubmit.mutationOptions());
+  const [error, setError] = useState("");
   // The QA stage: the item has all its labels and no QA reviewer has checked it yet.
   const qaPending = review.campaign.qaReview && review.item.state !== "open" && !review.item.qaReviewedAt;
-  const [error, setError] = useState("");
   const schema = review.campaign.labelSchema;
-  const ready = decision.verdict && decision.reason.trim() && !(decision.verdict === "failure" && schema.requireCategory && !decision.category);
+  const ready = !!(decision.verdict && decision.reason.trim() && !(decision.verdict === "failure" && schema.requireCategory && !decision.category));
+  const failureOnly = <T,>(v: T): T | null => (decision.verdict === "failure" ? v : null);
+
+  // The QA queue names no trajectory to a reviewer who is not a researcher: the queue page is then the next stop.
+  function openNext(next: { trajectoryId: number | null } | undefined, emptyQueue: string) {
+    router.push(
+      next?.trajectoryId != null ? `/campaigns/${campaignId}/review/${next.trajectoryId}` : `/campaigns/${campaignId}/adjudicate?state=${emptyQueue}`,
+    );
+    router.refresh();
+  }
 
   async function decide() {
     if (!ready) return;
@@ -141,8 +152,8 @@ function DecisionPanel(props: {
         id: campaignId,
         trajectoryId,
         verdict: decision.verdict!,
-        category: decision.verdict === "failure" ? decision.category : null,
-        firstFailingStep: decision.verdict === "failure" ? decision.firstFailingStep : null,
+        category: failureOnly(decision.category),
+        firstFailingStep: failureOnly(decision.firstFailingStep),
         reason: decision.reason,
         confidence: decision.confidence,
         disagreementSource: decision.disagreementSource,
@@ -150,27 +161,21 @@ function DecisionPanel(props: {
       const queue = await queryClient.fetchQuery(
         trpc.campaigns.adjudicationQueue.queryOptions({ id: campaignId, states: ["disputed"], page: 1, pageSize: 1 }, { staleTime: 0 }),
       );
-      const next = queue.items[0];
-      router.push(next ? `/campaigns/${campaignId}/review/${next.trajectoryId}` : `/campaigns/${campaignId}/adjudicate?state=adjudicated`);
-      router.refresh();
+      openNext(queue.items[0], "adjudicated");
     } catch (e) {
       setError((e as Error).message);
     }
   }
 
-  async function qa(decisionKind: "confirmed" | "corrected") {
+  async function qa(kind: "confirmed" | "corrected") {
     setError("");
     try {
       await qaSubmit.mutateAsync({
         id: campaignId,
         trajectoryId,
-        decision: decisionKind,
-        ...(decisionKind === "corrected"
-          ? {
-              verdict: decision.verdict ?? undefined,
-              category: decision.verdict === "failure" ? decision.category : null,
-              firstFailingStep: decision.verdict === "failure" ? decision.firstFailingStep : null,
-            }
+        decision: kind,
+        ...(kind === "corrected"
+          ? { verdict: decision.verdict ?? undefined, category: failureOnly(decision.category), firstFailingStep: failureOnly(decision.firstFailingStep) }
           : {}),
         reason: decision.reason,
         confidence: decision.confidence,
@@ -179,169 +184,172 @@ function DecisionPanel(props: {
       const queue = await queryClient.fetchQuery(
         trpc.campaigns.qaQueue.queryOptions({ id: campaignId, status: "pending", page: 1, pageSize: 1 }, { staleTime: 0 }),
       );
-      const next = queue.items[0];
-      router.push(next ? `/campaigns/${campaignId}/review/${next.trajectoryId}` : `/campaigns/${campaignId}/adjudicate?state=qa`);
-      router.refresh();
+      openNext(queue.items[0], "qa");
     } catch (e) {
       setError((e as Error).message);
     }
   }
 
+  return { qaPending, ready, error, setError, decide, qa, adjudicating: adjudicate.isPending, reviewing: qaSubmit.isPending };
+}
+
+/** Where the item stands: QA done (and by whom), and the consolidated label it has now. */
+function ConsolidatedNow({ review }: { review: Review }) {
+  const c = review.consolidated;
   return (
-    <div className="flex flex-col gap-3 px-3 py-3" data-testid="decision-panel">
-      <div className="section-title">{qaPending ? "QA review" : "Consolidated label"}</div>
+    <>
       {review.item.qaReviewedAt && (
         <p className="rounded-md bg-emerald-50 px-2 py-1.5 text-[12px] text-emerald-900" data-testid="qa-done">
-          QA done: {review.consolidated?.qaDecision ?? "reviewed"}
-          {review.consolidated?.qaReviewerName ? ` by ${review.consolidated.qaReviewerName}` : ""}
+          QA done: {c?.qaDecision ?? "reviewed"}
+          {c?.qaReviewerName ? ` by ${c.qaReviewerName}` : ""}
         </p>
       )}
-      {review.consolidated && (
+      {c && (
         <p className="rounded-md bg-indigo-50 px-2 py-1.5 text-[12px] text-indigo-900">
-          Now: <strong>{review.consolidated.verdict}</strong>
-          {review.consolidated.category ? ` · ${review.consolidated.category}` : ""} ({review.consolidated.method}
-          {review.consolidated.adjudicatorName ? ` by ${review.consolidated.adjudicatorName}` : ""})
-          {review.consolidated.reason && <span className="block text-indigo-800">“{review.consolidated.reason}”</span>}
+          Now: <strong>{c.verdict}</strong>
+          {c.category ? ` · ${c.category}` : ""} ({c.method}
+          {c.adjudicatorName ? ` by ${c.adjudicatorName}` : ""}){c.reason && <span className="block text-indigo-800">“{c.reason}”</span>}
         </p>
       )}
-      <div className="flex gap-2" role="group" aria-label="Consolidated verdict">
-        {(schema.allowNotExecutable ? (["success", "failure", "not_executable"] as const) : (["success", "failure"] as const)).map((v) => (
-          <button
-            key={v}
-            type="button"
-            aria-pressed={decision.verdict === v}
-            onClick={() => setDecision({ ...decision, verdict: v, ...(v !== "failure" ? { category: null, firstFailingStep: null } : {}) })}
-            className={`h-9 flex-1 rounded-md border text-[13px] font-semibold capitalize ${decision.verdict === v ? (v === "success" ? "border-emerald-400 bg-emerald-50 text-emerald-800" : v === "failure" ? "border-rose-400 bg-rose-50 text-rose-800" : "border-sky-400 bg-sky-50 text-sky-800") : "border-zinc-300 bg-white text-zinc-700"}`}
-          >
-            {v === "not_executable" ? "not executable" : v}
-          </button>
-        ))}
-      </div>
-      {schema.categories.length > 0 && (
-        <fieldset disabled={decision.verdict !== "failure"} className="flex flex-col gap-0.5 disabled:opacity-50">
-          <legend className="mb-1 text-[12px] font-medium text-zinc-700">Error category</legend>
-          {schema.categories.map((c) => (
-            <label key={c} className="flex items-center gap-2 rounded px-1.5 py-0.5 text-[12.5px]">
-              <input
-                type="radio"
-                name="decision-category"
-                className="accent-rose-600"
-                checked={decision.category === c}
-                onChange={() => setDecision({ ...decision, category: c })}
-              />
-              {c}
-            </label>
-          ))}
-        </fieldset>
+    </>
+  );
+}
+
+// As on the labelling page: success and failure side by side, not executable on a row of its own.
+const DECISION_VERDICTS = ["success", "failure"] as const;
+const DECISION_SECOND_ROW = ["not_executable"] as const;
+
+/**
+ * The label the decision sets, from the labelling surface: verdict, category, first failing step (picking one shows
+ * it in the player), the reason, the decider's confidence and the disagreement's source.
+ */
+function DecisionFields(props: {
+  schema: Review["campaign"]["labelSchema"];
+  decision: Decision;
+  setDecision: Dispatch<SetStateAction<Decision>>;
+  current: number;
+  count: number;
+  go: (i: number) => void;
+}) {
+  const { schema, decision, setDecision, current, count, go } = props;
+  const notFailure = decision.verdict !== "failure";
+  return (
+    <>
+      <VerdictButtons
+        verdicts={DECISION_VERDICTS}
+        value={decision.verdict}
+        onChoose={(v) => setDecision((d) => withVerdict(d, v))}
+        label="Consolidated verdict"
+        keys={false}
+      />
+      {schema.allowNotExecutable && (
+        <VerdictButtons verdicts={DECISION_SECOND_ROW} value={decision.verdict} onChoose={(v) => setDecision((d) => withVerdict(d, v))} keys={false} />
       )}
+      <CategoryField
+        categories={schema.categories}
+        value={decision.category}
+        onChoose={(category) => setDecision((d) => ({ ...d, category }))}
+        disabled={notFailure}
+        legend="Error category"
+        name="decision-category"
+        keys={false}
+      />
       {schema.firstFailingStep && (
         <div className="flex flex-col gap-1">
           <span className="text-[12px] font-medium text-zinc-700">
             First failing step: {decision.firstFailingStep === null ? "none" : `step ${decision.firstFailingStep + 1}`}
           </span>
-          <div className="flex flex-wrap gap-1">
-            {Array.from({ length: count }, (_, i) => (
-              <button
-                key={i}
-                type="button"
-                disabled={decision.verdict !== "failure"}
-                onClick={() => {
-                  setDecision({ ...decision, firstFailingStep: decision.firstFailingStep === i ? null : i });
-                  go(i);
-                }}
-                className={`h-6 min-w-6 rounded border px-1 text-2xs tabular-nums disabled:opacity-40 ${decision.firstFailingStep === i ? "border-rose-500 bg-rose-500 text-white" : i === current ? "border-indigo-400 bg-indigo-50" : "border-zinc-300 bg-white"}`}
-              >
-                {i + 1}
-              </button>
-            ))}
-          </div>
+          <StepPicker
+            count={count}
+            current={current}
+            value={decision.firstFailingStep}
+            disabled={notFailure}
+            onPick={(i) => {
+              setDecision((d) => ({ ...d, firstFailingStep: d.firstFailingStep === i ? null : i }));
+              go(i);
+            }}
+          />
         </div>
       )}
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-        Reason (required)
-        <textarea
-          value={decision.reason}
-          onChange={(e) => setDecision({ ...decision, reason: e.target.value })}
-          rows={3}
-          maxLength={5000}
-          placeholder="What settles it? e.g. “step 5 shows the price; the answer matches”"
-          className="rounded-md border border-zinc-300 px-2 py-1 text-[12.5px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
-        />
-      </label>
-      <div className="grid grid-cols-2 gap-2">
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Your confidence
-          <select
-            className="field h-8"
-            value={decision.confidence ?? ""}
-            onChange={(e) => setDecision({ ...decision, confidence: (e.target.value || null) as Decision["confidence"] })}
-            data-testid="decision-confidence"
-          >
-            <option value="">–</option>
-            {CONFIDENCES.map((c) => (
-              <option key={c} value={c}>
-                {c}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Source of the disagreement
-          <select
-            className="field h-8"
-            value={decision.disagreementSource ?? ""}
-            onChange={(e) => setDecision({ ...decision, disagreementSource: (e.target.value || null) as Decision["disagreementSource"] })}
-            data-testid="decision-source"
-          >
-            <option value="">–</option>
-            {SOURCES.map(([v, name]) => (
-              <option key={v} value={v}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      {/* The decision's buttons stay at the foot of the column while the form above them scrolls (1280×800). */}
-      <div className="sticky bottom-0 -mx-3 -mb-3 flex flex-col gap-1.5 border-t border-zinc-200 bg-white px-3 py-2" data-testid="decision-actions">
-        {qaPending ? (
-          <div className="flex flex-col gap-1.5">
-            <button
-              type="button"
-              className="btn btn-on h-9 justify-center"
-              disabled={!review.consolidated || !decision.reason.trim() || qaSubmit.isPending}
-              title={review.consolidated ? "Keep the consolidated label as it is" : "The annotators disagree: correct it with the label it should have"}
-              onClick={() => void qa("confirmed")}
-              data-testid="qa-confirm"
-            >
-              Confirm consolidated label &amp; next
-            </button>
-            <button
-              type="button"
-              className="btn h-9 justify-center"
-              disabled={!ready || !decision.disagreementSource || qaSubmit.isPending}
-              onClick={() => void qa("corrected")}
-              data-testid="qa-correct"
-            >
-              Correct to the label above &amp; next
-            </button>
-          </div>
-        ) : (
+      <ReasonField
+        label="Reason (required)"
+        value={decision.reason}
+        onChange={(reason) => setDecision((d) => ({ ...d, reason }))}
+        maxLength={5000}
+        placeholder="What settles it? e.g. “step 5 shows the price; the answer matches”"
+      />
+      <DecisionDetails
+        confidence={decision.confidence}
+        source={decision.disagreementSource}
+        onConfidence={(confidence) => setDecision((d) => ({ ...d, confidence }))}
+        onSource={(disagreementSource) => setDecision((d) => ({ ...d, disagreementSource }))}
+        confidenceLabel="Your confidence"
+        sourceLabel="Source of the disagreement"
+        testIdPrefix="decision"
+      />
+    </>
+  );
+}
+
+/** The decision's buttons: confirm or correct in the QA stage, set the consolidated label otherwise; withdraw once adjudicated. */
+function DecisionActions(props: { input: DecisionInput; submit: ReturnType<typeof useDecisionSubmit> }) {
+  const { review, decision, campaignId, trajectoryId } = props.input;
+  const { qaPending, ready, error, setError, decide, qa, adjudicating, reviewing } = props.submit;
+  return (
+    // The decision's buttons stay at the foot of the column while the form above them scrolls (1280×800).
+    <div className="sticky bottom-0 -mx-3 -mb-3 flex flex-col gap-1.5 border-t border-zinc-200 bg-white px-3 py-2" data-testid="decision-actions">
+      {qaPending ? (
+        <div className="flex flex-col gap-1.5">
           <button
             type="button"
             className="btn btn-on h-9 justify-center"
-            disabled={!ready || adjudicate.isPending}
-            onClick={() => void decide()}
-            data-testid="adjudicate"
+            disabled={!review.consolidated || !decision.reason.trim() || reviewing}
+            title={review.consolidated ? "Keep the consolidated label as it is" : "The annotators disagree: correct it with the label it should have"}
+            onClick={() => void qa("confirmed")}
+            data-testid="qa-confirm"
           >
-            Set consolidated label &amp; next
+            Confirm consolidated label &amp; next
           </button>
-        )}
-        {review.item.state === "adjudicated" && (
-          <WithdrawDecision campaignId={campaignId} trajectoryId={trajectoryId} reason={decision.reason} onError={setError} />
-        )}
-        {error && <p className="text-[12px] text-rose-700">{error}</p>}
-      </div>
+          <button
+            type="button"
+            className="btn h-9 justify-center"
+            disabled={!ready || !decision.disagreementSource || reviewing}
+            onClick={() => void qa("corrected")}
+            data-testid="qa-correct"
+          >
+            Correct to the label above &amp; next
+          </button>
+        </div>
+      ) : (
+        <button
+          type="button"
+          className="btn btn-on h-9 justify-center"
+          disabled={!ready || adjudicating}
+          onClick={() => void decide()}
+          data-testid="adjudicate"
+        >
+          Set consolidated label &amp; next
+        </button>
+      )}
+      {review.item.state === "adjudicated" && (
+        <WithdrawDecision campaignId={campaignId} trajectoryId={trajectoryId} reason={decision.reason} onError={setError} />
+      )}
+      {error && <p className="text-[12px] text-rose-700">{error}</p>}
+    </div>
+  );
+}
+
+/** The decision column beside the player: where the item stands, the label to set, and the buttons that set it. */
+function DecisionPanel(props: DecisionInput & { setDecision: Dispatch<SetStateAction<Decision>>; current: number; count: number; go: (i: number) => void }) {
+  const { review, decision, setDecision, current, count, go, campaignId, trajectoryId } = props;
+  const input = { review, decision, campaignId, trajectoryId };
+  const submit = useDecisionSubmit(input);
+  return (
+    <div className="flex flex-col gap-3 px-3 py-3" data-testid="decision-panel">
+      <div className="section-title">{submit.qaPending ? "QA review" : "Consolidated label"}</div>
+      <ConsolidatedNow review={review} />
+      <DecisionFields schema={review.campaign.labelSchema} decision={decision} setDecision={setDecision} current={current} count={count} go={go} />
+      <DecisionActions input={input} submit={submit} />
     </div>
   );
 }
