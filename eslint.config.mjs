@@ -261,9 +261,6 @@ const noImportCycles = {
  */
 export const MAX_FUNCTION_LINES = 150;
 export const LONG_FUNCTIONS_TO_SPLIT = {
-  "app/(annotation)/campaigns/_components/review-workspace.tsx": 234,
-  "app/(annotation)/campaigns/_components/quality-panel.tsx": 218,
-  "app/(annotation)/campaigns/_components/gold-form.tsx": 166,
 };
 /**
  * The environment is read in one place: the configuration schema (server/config.ts) checks every variable once, and

@@ -55,14 +55,9 @@ function Field({ label, error, name, children, required }: { label: string; erro
   );
 }
 
-export function GoldForm({
-  campaignId,
-  schema,
-  trajectoryId,
-  stepCount,
-  initialStep = 0,
-  onMarked,
-}: {
+type GoldVerdict = "success" | "failure" | "not_executable";
+
+interface GoldFormProps {
   campaignId: number;
   schema: GoldFormSchema;
   /** The trajectory marked (from the player); absent on the campaign page, where its id is typed. */
@@ -72,18 +67,21 @@ export function GoldForm({
   /** 0-based step the failure point and per-step answers start on (the player's step on screen). */
   initialStep?: number;
   onMarked: () => Promise<unknown> | void;
-}) {
+}
+
+/**
+ * The known answer being written and its submission: the verdict and the question answers (the other fields are read
+ * from the form), each refusal kept under the field it names, and the sentence saying what became gold.
+ */
+function useGoldMark({ campaignId, schema, trajectoryId, onMarked }: GoldFormProps) {
   const trpc = useTRPC();
   const mark = useMutation(trpc.quality.markGold.mutationOptions());
-  const [verdict, setVerdict] = useState<"success" | "failure" | "not_executable">("success");
+  const [verdict, setVerdict] = useState<GoldVerdict>("success");
   const [answers, setAnswers] = useState<Record<string, unknown>>({});
-  const [questionStep, setQuestionStep] = useState(initialStep);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [done, setDone] = useState("");
   const failure = verdict === "failure";
   const asksStep = schema.firstFailingStep && failure;
-  const perStep = schema.questions.some((q) => q.perStep && (q.when === "always" || q.when === verdict));
-  const knownSteps = stepCount ?? 0;
 
   const submit = async (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -112,7 +110,12 @@ export function GoldForm({
     }
   };
 
-  const answerErrors = Object.entries(errors).filter(([k]) => k.startsWith("answers"));
+  return { verdict, setVerdict, answers, setAnswers, errors, done, failure, asksStep, submit, marking: mark.isPending };
+}
+
+export function GoldForm(props: GoldFormProps) {
+  const { schema, trajectoryId, stepCount, initialStep = 0 } = props;
+  const { verdict, setVerdict, answers, setAnswers, errors, done, failure, asksStep, submit, marking } = useGoldMark(props);
   return (
     <form className="flex flex-col gap-2" onSubmit={submit} aria-label="Mark a trajectory as gold" data-testid="gold-form" noValidate>
       <div className="flex flex-wrap items-start gap-2">
@@ -129,7 +132,7 @@ export function GoldForm({
           </Field>
         )}
         <Field label="Known answer" name="verdict" error={errors.verdict}>
-          <select name="verdict" className="field h-8" value={verdict} onChange={(e) => setVerdict(e.target.value as typeof verdict)}>
+          <select name="verdict" className="field h-8" value={verdict} onChange={(e) => setVerdict(e.target.value as GoldVerdict)}>
             <option value="success">success</option>
             <option value="failure">failure</option>
             {schema.allowNotExecutable && <option value="not_executable">not executable</option>}
@@ -147,27 +150,7 @@ export function GoldForm({
             </select>
           </Field>
         )}
-        {asksStep && (
-          <Field
-            label={schema.requireFailureStep ? "Failure point (step)" : "First failing step (optional)"}
-            name="firstFailingStep"
-            error={errors.firstFailingStep}
-            required={schema.requireFailureStep}
-          >
-            {knownSteps > 0 ? (
-              <select name="firstFailingStep" className="field h-8 w-32" defaultValue={String(initialStep + 1)} aria-invalid={!!errors.firstFailingStep}>
-                {!schema.requireFailureStep && <option value="">none</option>}
-                {Array.from({ length: knownSteps }, (_, i) => (
-                  <option key={i} value={i + 1}>
-                    step {i + 1}
-                  </option>
-                ))}
-              </select>
-            ) : (
-              <input name="firstFailingStep" type="number" min={1} className="field w-28" placeholder="step number" aria-invalid={!!errors.firstFailingStep} />
-            )}
-          </Field>
-        )}
+        {asksStep && <FailurePointField schema={schema} stepCount={stepCount ?? 0} initialStep={initialStep} error={errors.firstFailingStep} />}
         <Field
           label={schema.requireReasoning && failure ? "Reasoning (why it failed)" : "Note"}
           name="note"
@@ -177,38 +160,17 @@ export function GoldForm({
           <input name="note" className="field w-64" aria-invalid={!!errors.note} />
         </Field>
       </div>
-      {schema.questions.length > 0 && (
-        <div className="flex flex-col gap-1">
-          {perStep && (
-            <label className="flex items-center gap-1 text-[12px] text-zinc-700">
-              Per-step answers for step
-              <input
-                type="number"
-                min={1}
-                max={knownSteps || undefined}
-                className="field h-7 w-20"
-                value={questionStep + 1}
-                onChange={(e) => setQuestionStep(Math.max(0, Number(e.target.value) - 1))}
-              />
-            </label>
-          )}
-          <QuestionFields
-            questions={schema.questions}
-            verdict={verdict}
-            answers={answers}
-            onChange={setAnswers}
-            disabled={false}
-            stepCount={knownSteps || UNKNOWN_LENGTH_STEPS}
-            current={questionStep}
-            go={setQuestionStep}
-          />
-          {answerErrors.map(([k, text]) => (
-            <FieldError key={k} id={`gold-error-${k}`} text={text} />
-          ))}
-        </div>
-      )}
+      <GoldQuestions
+        schema={schema}
+        verdict={verdict}
+        answers={answers}
+        setAnswers={setAnswers}
+        stepCount={stepCount ?? 0}
+        initialStep={initialStep}
+        errors={errors}
+      />
       <div className="flex flex-wrap items-center gap-2">
-        <button className="btn" type="submit" disabled={mark.isPending}>
+        <button className="btn" type="submit" disabled={marking}>
           Mark gold
         </button>
         <FieldError id="gold-error-form" text={errors.form} />
@@ -219,5 +181,77 @@ export function GoldForm({
         )}
       </div>
     </form>
+  );
+}
+
+/** The failure point: one of the trajectory's steps when its length is known, a typed step number otherwise. */
+function FailurePointField({ schema, stepCount, initialStep, error }: { schema: GoldFormSchema; stepCount: number; initialStep: number; error?: string }) {
+  return (
+    <Field
+      label={schema.requireFailureStep ? "Failure point (step)" : "First failing step (optional)"}
+      name="firstFailingStep"
+      error={error}
+      required={schema.requireFailureStep}
+    >
+      {stepCount > 0 ? (
+        <select name="firstFailingStep" className="field h-8 w-32" defaultValue={String(initialStep + 1)} aria-invalid={!!error}>
+          {!schema.requireFailureStep && <option value="">none</option>}
+          {Array.from({ length: stepCount }, (_, i) => (
+            <option key={i} value={i + 1}>
+              step {i + 1}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <input name="firstFailingStep" type="number" min={1} className="field w-28" placeholder="step number" aria-invalid={!!error} />
+      )}
+    </Field>
+  );
+}
+
+/** The campaign's own questions for the known answer, per-step ones for a chosen step, with their refusals below. */
+function GoldQuestions(props: {
+  schema: GoldFormSchema;
+  verdict: GoldVerdict;
+  answers: Record<string, unknown>;
+  setAnswers: (answers: Record<string, unknown>) => void;
+  stepCount: number;
+  initialStep: number;
+  errors: FieldErrors;
+}) {
+  const { schema, verdict, answers, setAnswers, stepCount, initialStep, errors } = props;
+  const [questionStep, setQuestionStep] = useState(initialStep);
+  if (schema.questions.length === 0) return null;
+  const perStep = schema.questions.some((q) => q.perStep && (q.when === "always" || q.when === verdict));
+  const answerErrors = Object.entries(errors).filter(([k]) => k.startsWith("answers"));
+  return (
+    <div className="flex flex-col gap-1">
+      {perStep && (
+        <label className="flex items-center gap-1 text-[12px] text-zinc-700">
+          Per-step answers for step
+          <input
+            type="number"
+            min={1}
+            max={stepCount || undefined}
+            className="field h-7 w-20"
+            value={questionStep + 1}
+            onChange={(e) => setQuestionStep(Math.max(0, Number(e.target.value) - 1))}
+          />
+        </label>
+      )}
+      <QuestionFields
+        questions={schema.questions}
+        verdict={verdict}
+        answers={answers}
+        onChange={setAnswers}
+        disabled={false}
+        stepCount={stepCount || UNKNOWN_LENGTH_STEPS}
+        current={questionStep}
+        go={setQuestionStep}
+      />
+      {answerErrors.map(([k, text]) => (
+        <FieldError key={k} id={`gold-error-${k}`} text={text} />
+      ))}
+    </div>
   );
 }
