@@ -112,6 +112,13 @@ test.describe.serial("qualification phase", () => {
       // Nothing on the page gives the known answer away before the answer.
       expect(await page.locator("body").innerText()).not.toContain(WHY_FAILURE);
       expect(await page.locator("body").innerText()).not.toContain(WHY_SUCCESS);
+      // Skip puts a training item back and hands out the other one (it used to hand out the same item again).
+      const skipped = Number(new URL(page.url()).pathname.split("/").pop());
+      await page.getByRole("button", { name: "Skip" }).click();
+      await expect(page).not.toHaveURL(new RegExp(`/annotate/${campaignId}/${skipped}(\\?|$)`));
+      await expect(page.getByTestId("label-panel")).toBeVisible();
+      expect(known.has(Number(new URL(page.url()).pathname.split("/").pop())), "skipping hands out the other training item").toBe(true);
+      await expect(page.getByTestId("qualification-banner")).toContainText("Training: 1 of 2");
       const first = await answer(page, true);
       await expect(page).toHaveURL(new RegExp(`/annotate/${campaignId}/${first}(\\?|$)`));
 
@@ -124,6 +131,13 @@ test.describe.serial("qualification phase", () => {
       await page.keyboard.press("Control+Enter");
       await expect(page.getByTestId("qualification-banner")).toContainText("Training: 2 of 2");
       await expect(page.getByTestId("label-panel")).toBeVisible();
+      // A training answer cannot be undone: Undo is off (it used to be on and the server refused it).
+      await expect(page.getByRole("button", { name: /^Undo/ })).toBeDisabled();
+      // The last training item left cannot be put back: Skip says so and the item stays.
+      const last = page.url();
+      await page.getByRole("button", { name: "Skip" }).click();
+      await expect(page.getByTestId("label-status")).toContainText("last training item");
+      expect(page.url()).toBe(last);
       const second = await answer(page, true);
       expect(second).not.toBe(first);
       await expect(page.getByTestId("qualification-passed")).toContainText("Training passed");
@@ -140,6 +154,13 @@ test.describe.serial("qualification phase", () => {
       const real = Number(new URL(page.url()).pathname.split("/").pop());
       expect(known.has(real), `item ${real} is a real trajectory`).toBe(false);
       await expect(page.getByTestId("qualification-banner")).toHaveCount(0);
+      // Nothing to undo after the last training answer either.
+      await expect(page.getByRole("button", { name: /^Undo/ })).toBeDisabled();
+
+      // Back on an earlier training item, the banner counts the training done (it used to read as this item's place).
+      await page.goto(`/annotate/${campaignId}/${first}`);
+      await expect(page.getByTestId("qualification-feedback")).toBeVisible();
+      await expect(page.getByTestId("qualification-banner")).toContainText("Training: 2 of 2 done");
     });
   });
 

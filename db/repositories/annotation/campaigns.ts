@@ -638,6 +638,16 @@ export async function getReservation(db: Db, itemId: number, userId: string) {
   );
 }
 
+/** The items of a campaign the user put back with Skip (and was not handed again since), with when they did. */
+export async function skippedItemsOf(db: Db, campaignId: number, userId: string): Promise<Map<number, Date>> {
+  const { reservations } = tablesOf(db);
+  const rows = await db
+    .select({ itemId: reservations.itemId, at: reservations.reservedAt })
+    .from(reservations)
+    .where(and(eq(reservations.campaignId, campaignId), eq(reservations.userId, userId), eq(reservations.status, "skipped")));
+  return new Map(rows.map((r) => [r.itemId, r.at]));
+}
+
 export async function deleteReservation(db: Db, itemId: number, userId: string): Promise<void> {
   const { reservations } = tablesOf(db);
   await executePrepared(

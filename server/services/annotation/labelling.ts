@@ -78,7 +78,15 @@ import { assertCampaignVisible, listCampaignSummaries } from "./campaigns";
 import { requireCampaign } from "./campaign-lookup";
 import { recomputeItem } from "./consolidation";
 import { goldStandingOf } from "./gold";
-import { assertQualificationAllows, assertQualificationUndoable, NOT_QUALIFIED_MESSAGE, qualificationFeedback, qualificationOf } from "./qualification";
+import {
+  assertQualificationAllows,
+  assertQualificationSkippable,
+  assertQualificationUndoable,
+  isQualificationItem,
+  NOT_QUALIFIED_MESSAGE,
+  qualificationFeedback,
+  qualificationOf,
+} from "./qualification";
 import { LABEL_WRITE_TRANSACTION } from "./transactions";
 import { withTransaction } from "../../../db/database";
 
@@ -242,7 +250,7 @@ export async function isBlockedInCampaign(db: Db, campaign: CampaignRow, userId:
  */
 async function pickNext(db: Db, campaign: CampaignRow, userId: string, now: number) {
   // A qualification phase comes before everything else, its items in order.
-  const qualification = await qualificationOf(db, campaign, userAnnotatorKey(userId));
+  const qualification = await qualificationOf(db, campaign, userAnnotatorKey(userId), userId);
   if (qualification.status === "in_progress") return qualification.next;
   const salt = queueOrderSalt(userId);
   const turn = await labelTurnsOfUser(db, campaign.id, userId);
@@ -329,9 +337,10 @@ export async function skipAssignment(db: Db, actor: Actor, campaignId: number, t
   await withTransaction(
     db,
     async () => {
-      await requireLabellingAllowed(db, actor, campaignId);
+      const campaign = await requireLabellingAllowed(db, actor, campaignId);
       const item = await getItemByTrajectory(db, campaignId, trajectoryId);
       if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
+      await assertQualificationSkippable(db, campaign, actor.userId, item.id);
       await upsertReservation(db, {
         campaignId,
         itemId: item.id,
@@ -691,6 +700,10 @@ export async function myLabel(db: Db, actor: Actor, campaignId: number, trajecto
   if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
   const label = await getLabelByKey(db, item.id, userAnnotatorKey(actor.userId));
   const lastSubmit = await lastUndoableSubmit(db, campaignId, actor.userId);
+  const lastLabel = lastSubmit ? await getLabel(db, lastSubmit.labelId) : undefined;
+  // A training answer stays as given (assertQualificationUndoable), so it is never offered for undo.
+  const undoable =
+    lastSubmit && lastLabel && !(await isQualificationItem(db, lastLabel.itemId)) ? { revisionId: lastSubmit.id, trajectoryId: lastLabel.trajectoryId } : null;
   return {
     itemState: itemStateFor(campaign, item.state, !!label && label.status === "active", await isGoldItem(db, item.id)),
     label: label && label.status === "active" ? label : null,
@@ -706,7 +719,7 @@ export async function myLabel(db: Db, actor: Actor, campaignId: number, trajecto
         }))
       : [],
     /** The revision "undo" would revert now (any trajectory of the campaign), so the UI can say what it undoes. */
-    undoable: lastSubmit ? { revisionId: lastSubmit.id, trajectoryId: (await getLabel(db, lastSubmit.labelId))!.trajectoryId } : null,
+    undoable,
   };
 }
 

@@ -11,7 +11,7 @@ import type { Db } from "../../../db/database";
 import { getUser } from "../../../db/repositories/accounts/users";
 import { getLabelByKey } from "../../../db/repositories/annotation/labels";
 import { getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation/quality";
-import { isCampaignAnnotator, updateCampaign, userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
+import { isCampaignAnnotator, skippedItemsOf, updateCampaign, userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../domain/access/actor";
 import { isGoldCorrect } from "../../domain/annotation/assignment";
@@ -24,23 +24,46 @@ import { assertCampaignVisible } from "./campaigns";
 export const NOT_QUALIFIED_MESSAGE =
   "You did not reach the share of right answers this campaign's qualification asks for, so your labels do not count here and no more trajectories will be handed to you. The researcher can see your answers and talk them through with you.";
 
-/** The user's standing on the campaign's qualification items, and the next one to answer while some are left. */
+/**
+ * The user's standing on the campaign's qualification items, and the next one to answer while some are left: in
+ * item order, except that items the user skipped (`skippedBy`, their user id) come after the others, the one skipped
+ * longest ago first (Skip's "put it back and label it last").
+ */
 export async function qualificationOf(
   db: Db,
   campaign: CampaignRow,
   annotatorKey: string,
-): Promise<QualificationStanding & { next: { itemId: number; trajectoryId: number; itemNo: number } | null }> {
+  skippedBy?: string,
+): Promise<QualificationStanding & { next: { itemId: number; trajectoryId: number; itemNo: number } | null; left: number }> {
   const items = (await goldItemsOfCampaign(db, campaign.id)).filter((g) => g.qualification);
-  if (campaign.qualificationPassAt === null || items.length === 0) return { ...qualificationStanding(0, 0, 0, null), next: null };
+  if (campaign.qualificationPassAt === null || items.length === 0) return { ...qualificationStanding(0, 0, 0, null), next: null, left: 0 };
   const ids = new Set(items.map((g) => g.itemId));
   const answers = (await goldAnswers(db, campaign.id, annotatorKey)).filter((a) => ids.has(a.itemId));
   const answered = new Set(answers.map((a) => a.itemId));
   const correct = answers.filter((a) => isGoldCorrect({ verdict: a.goldVerdict, category: a.goldCategory }, a)).length;
-  const next = items.find((g) => !answered.has(g.itemId));
+  const open = items.filter((g) => !answered.has(g.itemId));
+  const skipped = skippedBy ? await skippedItemsOf(db, campaign.id, skippedBy) : new Map<number, Date>();
+  const next = open.find((g) => !skipped.has(g.itemId)) ?? open.sort((a, b) => skipped.get(a.itemId)!.getTime() - skipped.get(b.itemId)!.getTime())[0];
   return {
     ...qualificationStanding(items.length, answers.length, correct, campaign.qualificationPassAt),
     next: next ? { itemId: next.itemId, trajectoryId: next.trajectoryId, itemNo: next.itemNo } : null,
+    left: open.length,
   };
+}
+
+/** Whether the item is one of its campaign's qualification (training) items. */
+export async function isQualificationItem(db: Db, itemId: number): Promise<boolean> {
+  return !!(await getGoldItem(db, itemId))?.qualification;
+}
+
+/**
+ * Refuses Skip on the last training item the user has left: there is no other to hand out in its place, and the
+ * phase must be answered before anything else (Skip would only bring the same item back).
+ */
+export async function assertQualificationSkippable(db: Db, campaign: CampaignRow, userId: string, itemId: number): Promise<void> {
+  if (campaign.qualificationPassAt === null || !(await isQualificationItem(db, itemId))) return;
+  const { left } = await qualificationOf(db, campaign, userAnnotatorKey(userId));
+  if (left <= 1) throw new ConflictError("This is your last training item: answer it to finish the training (there is no other to take its turn)");
 }
 
 /**
@@ -63,7 +86,7 @@ export async function assertQualificationAllows(db: Db, campaign: CampaignRow, a
 
 /** Whether undoing a submit on `itemId` is allowed: qualification answers stay as given. */
 export async function assertQualificationUndoable(db: Db, itemId: number): Promise<void> {
-  if ((await getGoldItem(db, itemId))?.qualification) throw new ConflictError("A qualification answer cannot be undone");
+  if (await isQualificationItem(db, itemId)) throw new ConflictError("A qualification answer cannot be undone");
 }
 
 /** After a submit on a qualification item: whether it was right, the known answer, and where the annotator stands. */
@@ -72,7 +95,7 @@ export async function qualificationFeedback(db: Db, campaign: CampaignRow, annot
   if (!gold?.qualification || campaign.qualificationPassAt === null) return null;
   const label = await getLabelByKey(db, itemId, annotatorKey);
   if (!label || label.status !== "active") return null;
-  const { next: _next, ...standing } = await qualificationOf(db, campaign, annotatorKey);
+  const { next: _next, left: _left, ...standing } = await qualificationOf(db, campaign, annotatorKey);
   return {
     correct: isGoldCorrect(gold, label),
     expected: { verdict: gold.verdict, category: gold.category, note: gold.note },
@@ -136,7 +159,7 @@ export async function myQualification(db: Db, actor: Actor, campaignId: number) 
   const campaign = await requireCampaign(db, campaignId);
   await assertCampaignVisible(db, actor, campaign);
   if (campaign.qualificationPassAt === null || !(await isCampaignAnnotator(db, campaign.id, actor.userId))) return null;
-  const { next, ...standing } = await qualificationOf(db, campaign, userAnnotatorKey(actor.userId));
+  const { next, left: _left, ...standing } = await qualificationOf(db, campaign, userAnnotatorKey(actor.userId), actor.userId);
   if (standing.status === "off") return null;
   // Whom to ask about a result: the researcher who made the campaign (null when that account is gone).
   const askName = campaign.createdBy ? ((await getUser(db, campaign.createdBy))?.name ?? null) : null;

@@ -22,14 +22,18 @@ type Feedback = NonNullable<MyLabel["qualification"]>;
 
 const verdictText = (verdict: string, category: string | null) => `${verdict.replace("_", " ")}${category ? ` · ${category}` : ""}`;
 
-/** "Training: x of n" above the form while a training item is open (x counts the one on screen). */
+/**
+ * The banner above a training item: "Training: x of n" while one is open (x counts the one on screen), and on an
+ * answered one "Training: x of n done" (x counts every answer given so far, whichever item is on screen).
+ */
 export function QualificationBanner({ standing, answeredHere }: { standing: NonNullable<MyQualification>; answeredHere: boolean }) {
   if (standing.status !== "in_progress" && !answeredHere) return null;
-  const position = Math.min(standing.items, standing.answered + (answeredHere ? 0 : 1));
   return (
     <div className="mx-3 mt-3 rounded-md border border-sky-200 bg-sky-50 px-2.5 py-2 text-[12.5px] text-sky-900" data-testid="qualification-banner" role="note">
       <div className="font-semibold">
-        Training: {position} of {standing.items}
+        {answeredHere
+          ? `Training: ${standing.answered} of ${standing.items} done`
+          : `Training: ${Math.min(standing.items, standing.answered + 1)} of ${standing.items}`}
       </div>
       <div className="text-sky-800">
         Answer as you would any trajectory; after each you see the known answer. Your labels count once you get{" "}
