@@ -260,8 +260,7 @@ const noImportCycles = {
  * lines left, or a long function has no entry.
  */
 export const MAX_FUNCTION_LINES = 150;
-export const LONG_FUNCTIONS_TO_SPLIT = {
-};
+export const LONG_FUNCTIONS_TO_SPLIT = {};
 /**
  * The environment is read in one place: the configuration schema (server/config.ts) checks every variable once, and
  * the entry points and the composition root hand the result down (issue 34: typed configuration passed down). The
