@@ -24,7 +24,7 @@ import { useTRPC } from "../../../_trpc/client";
 import type { PlayerStepData, StepWindowData } from "../../../trajectories/[id]/_components/player";
 import { groundingOf } from "../../../trajectories/[id]/_components/step-grounding";
 import { StepStage } from "../../../trajectories/[id]/_components/step-stage";
-import { useStepWindows } from "../../../trajectories/[id]/_components/step-windows";
+import { stepOrPlaceholder, useStepWindows } from "../../../trajectories/[id]/_components/step-windows";
 import { ZoomView } from "../../../trajectories/[id]/_components/zoom-view";
 
 type Side = inferRouterOutputs<AppRouter>["pairwise"]["item"]["left"];
@@ -254,23 +254,7 @@ function AttemptColumn({
   const { stepAt, windowError } = useStepWindows(side.window, index, position, loadWindow);
   const loaded = stepAt(position);
   const entry = index[position];
-  const shown: PlayerStepData | undefined =
-    loaded ??
-    (entry
-      ? {
-          index: entry.position,
-          url: null,
-          thought: null,
-          actionRaw: null,
-          action: { type: "noop" },
-          elements: null,
-          error: null,
-          durationMs: null,
-          marksBurnedIn: false,
-          screenshot: entry.shot ? { ...entry.shot, dhash: null } : null,
-          rawScreenshot: null,
-        }
-      : undefined);
+  const shown = stepOrPlaceholder(loaded, entry);
   const neighbours = [position + 1, position - 1].map((i) => stepAt(i));
   const title = name === "left" ? "Left attempt" : "Right attempt";
   const picked = chosen === name;
