@@ -379,18 +379,7 @@ function PairwiseSettings({ typed, setTyped }: { typed: TypedText; setTyped: (t:
         For each task of the selection, one attempt per run is paired with another run&apos;s attempt. Annotators see the two side by side, never which run made
         them, and answer with 1 (left better), 2 (right better), 3 (tie) or 4 (both fail). Tasks attempted by only one run give no pair.
       </p>
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-        Name
-        <input
-          name="name"
-          required
-          maxLength={200}
-          className="field h-8 text-[13px]"
-          placeholder="e.g. Agent A vs agent B, preferences"
-          value={typed.name}
-          onChange={(e) => setTyped({ ...typed, name: e.target.value })}
-        />
-      </label>
+      <CampaignNameField typed={typed} setTyped={setTyped} placeholder="e.g. Agent A vs agent B, preferences" />
       <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
         Guidelines for annotators (markdown; leave empty for the standard pairwise instructions)
         <textarea
@@ -420,22 +409,29 @@ function PairwiseSettings({ typed, setTyped }: { typed: TypedText; setTyped: (t:
   );
 }
 
+/** The campaign's name, as typed: the same field for every kind of campaign. */
+function CampaignNameField({ typed, setTyped, placeholder }: { typed: TypedText; setTyped: (t: TypedText) => void; placeholder: string }) {
+  return (
+    <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+      Name
+      <input
+        name="name"
+        required
+        maxLength={200}
+        className="field h-8 text-[13px]"
+        placeholder={placeholder}
+        value={typed.name}
+        onChange={(e) => setTyped({ ...typed, name: e.target.value })}
+      />
+    </label>
+  );
+}
+
 /** The campaign's name and guidelines, as typed: kept across template changes, which only offer their guidelines back. */
 function NameAndGuidelines({ typed, setTyped, template }: { typed: TypedText; setTyped: (t: TypedText) => void; template: Template }) {
   return (
     <>
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-        Name
-        <input
-          name="name"
-          required
-          maxLength={200}
-          className="field h-8 text-[13px]"
-          placeholder="e.g. WebVoyager GPT-4V, human evaluation"
-          value={typed.name}
-          onChange={(e) => setTyped({ ...typed, name: e.target.value })}
-        />
-      </label>
+      <CampaignNameField typed={typed} setTyped={setTyped} placeholder="e.g. WebVoyager GPT-4V, human evaluation" />
       {/* The way back to the template's text sits on the label's line, in view while the guidelines are. */}
       <div className="flex flex-col gap-1">
         <div className="flex flex-wrap items-baseline justify-between gap-x-3">
