@@ -259,9 +259,10 @@ async function main() {
   if (wantE2E && !fs.existsSync(chromium)) failures.push(`e2e: no browser at ${chromium} (install it: apt-get install -y chromium, or set CHROMIUM_PATH)`);
   const buildNeeded = wantE2E && fs.existsSync(chromium);
   const cores = os.availableParallelism();
-  // A Playwright run per core and one more, side by side (VERDICT_E2E_RUNS to choose another number; docs/testing.md):
-  // a run mostly waits on its app server and Chromium (two runs used 0.7 of a core between them in the run of a6c8f3a).
-  const e2eRuns = Number(process.env.VERDICT_E2E_RUNS) || (cores >= 2 ? cores + 1 : 1);
+  // A Playwright run per core and two more, side by side (VERDICT_E2E_RUNS to choose another number; docs/testing.md):
+  // a run mostly waits on its app server and Chromium (three runs used 0.8 of a core between them in the fresh-clone
+  // run of b7ca6fe, 660 CPU-s over 838 s).
+  const e2eRuns = Number(process.env.VERDICT_E2E_RUNS) || (cores >= 2 ? cores + 2 : 1);
   const browser = browserStages(e2eRuns);
   const build = (typesChecked) =>
     // Only when no build is there or a source changed since the last build started (a clean clone always builds); without Next's own
