@@ -2,6 +2,9 @@
  * A tiny static HTTP server for the bundled demo sites (server/demo-sites/public): a recipe site, an outdoor-gear
  * shop and an encyclopedia. It binds to 127.0.0.1 only and serves files, nothing else: no directory listings, no
  * paths outside the public folder, no caching headers that would make two recordings of a page differ.
+ *
+ * A site's pages are one shell each (`pageShell`): a title, the page's name on <body data-page> and the site's
+ * `app.js`, which renders the page from the site's `data.json`. The pages are listed in PAGE_SHELLS below.
  */
 import fs from "node:fs";
 import fsp from "node:fs/promises";
@@ -19,6 +22,44 @@ export const DEMO_SITES = [
   { path: "/shop/", name: "Trailhead Supply", description: "outdoor gear with category filters, sorting and a cart" },
   { path: "/wiki/", name: "Tidewater Encyclopedia", description: "long articles that need scrolling, with links between them" },
 ] as const;
+
+/** The sites' pages: URL path → [the page app.js draws, the title the page opens with]. */
+const PAGE_SHELLS: Record<string, readonly [page: string, title: string]> = {
+  "/recipes/index.html": ["home", "Saffron & Thyme · Recipes"],
+  "/recipes/search.html": ["search", "Search · Saffron & Thyme"],
+  "/recipes/recipe.html": ["recipe", "Recipe · Saffron & Thyme"],
+  "/shop/index.html": ["catalogue", "Trailhead Supply · Outdoor gear"],
+  "/shop/product.html": ["product", "Product · Trailhead Supply"],
+  "/shop/cart.html": ["cart", "Your cart · Trailhead Supply"],
+  "/shop/checkout.html": ["checkout", "Checkout · Trailhead Supply"],
+  "/wiki/index.html": ["home", "Tidewater · The encyclopedia of the Wexmoor coast"],
+  "/wiki/article.html": ["article", "Article · Tidewater"],
+  "/wiki/search.html": ["search", "Search · Tidewater"],
+};
+
+const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+
+/** A site's page: everything on it is drawn by the site's app.js (a module that imports its data.json). */
+export function pageShell(title: string, page: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="style.css">
+</head>
+<body data-page="${escapeHtml(page)}">
+<div id="root"></div>
+<script type="module" src="app.js"></script>
+</body>
+</html>
+`;
+}
+
+/** Each page's shell by URL path. */
+const PAGES = new Map(Object.entries(PAGE_SHELLS).map(([urlPath, [page, title]]) => [urlPath, Buffer.from(pageShell(title, page))]));
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -87,6 +128,15 @@ async function readCached(file: string): Promise<Buffer> {
   return body;
 }
 
+/** A page's shell, or a file under the public folder, with its content type; null when there is neither. */
+async function bodyFor(root: string, urlPath: string): Promise<{ body: Buffer; type: string } | null> {
+  const shell = PAGES.get(urlPath.endsWith("/") ? urlPath + "index.html" : urlPath);
+  if (shell) return { body: shell, type: TYPES[".html"]! };
+  const file = await resolveFile(root, urlPath);
+  if (!file) return null;
+  return { body: await readCached(file), type: TYPES[path.extname(file)] ?? "application/octet-stream" };
+}
+
 export async function startDemoSites(options: DemoSitesOptions = {}): Promise<DemoSitesServer> {
   const root = path.resolve(demoSitesRoot());
   const host = options.host ?? "127.0.0.1";
@@ -98,26 +148,22 @@ export async function startDemoSites(options: DemoSitesOptions = {}): Promise<De
     const url = new URL(req.url ?? "/", "http://demo.invalid");
     // "/recipes" → "/recipes/" so that relative links inside the site resolve.
     if (!path.extname(url.pathname) && !url.pathname.endsWith("/")) {
-      const dir = await resolveFile(root, url.pathname + "/");
+      const dir = PAGES.has(url.pathname + "/index.html") || (await resolveFile(root, url.pathname + "/"));
       if (dir) {
         res.writeHead(301, { Location: url.pathname + "/" + url.search }).end();
         return;
       }
     }
-    const file = await resolveFile(root, url.pathname);
-    if (!file) {
+    const found = await bodyFor(root, url.pathname);
+    if (!found) {
       res.writeHead(404, { "Content-Type": "text/html; charset=utf-8" });
       res.end(
         `<!doctype html><title>Not found</title><p style="font-family:sans-serif">No page at ${url.pathname.replace(/[<>&"]/g, "")}. <a href="/">All demo sites</a></p>`,
       );
       return;
     }
-    const body = await readCached(file);
-    res.writeHead(200, {
-      "Content-Type": TYPES[path.extname(file)] ?? "application/octet-stream",
-      "Content-Length": body.length,
-      "Cache-Control": "no-store",
-    });
+    const { body, type } = found;
+    res.writeHead(200, { "Content-Type": type, "Content-Length": body.length, "Cache-Control": "no-store" });
     res.end(req.method === "HEAD" ? undefined : body);
   };
   const server = http.createServer((req, res) => {
