@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm test`: typecheck (with Next's route types), the production build, lint and the format check beside the unit +
- * integration tests (vitest, a worker per core), and then browser e2e (Playwright + Debian chromium) on that build,
+ * `npm test`: typecheck (with Next's route types) and the production build beside the unit + integration tests (vitest,
+ * a worker per core and one more), and then browser e2e (Playwright + Debian chromium) on that build, with lint and the
+ * format check beside it,
  * on SQLite in runs side by side split by measured spec times (scripts/e2e-schedule.mjs) and, for the flows teams use, on PostgreSQL
  * (scripts/e2e-postgres.ts). Prints when each stage started, its wall time and CPU time, lists every skipped test with its reason, and
  * ends with one summary line "Tests: N passed, N failed, N skipped".
@@ -264,6 +265,7 @@ async function main() {
   // run of b7ca6fe, 660 CPU-s over 838 s).
   const e2eRuns = Number(process.env.VERDICT_E2E_RUNS) || (cores >= 2 ? cores + 2 : 1);
   const browser = browserStages(e2eRuns);
+  const vitestWorkers = Number(process.env.VERDICT_VITEST_WORKERS) || cores + 1;
   const build = (typesChecked) =>
     // Only when no build is there or a source changed since the last build started (a clean clone always builds); without Next's own
     // type-check pass when the typecheck stage passed (next.config.js).
@@ -271,14 +273,17 @@ async function main() {
       NEXT_TELEMETRY_DISABLED: "1",
       VERDICT_BUILD_TYPES_CHECKED: typesChecked ? "1" : "0",
     });
+  /** Lint and the format check, once started (after vitest). */
+  let staticChecks = Promise.resolve();
   if (e2eOnly) {
     if (inCI) failures.push("--e2e-only under CI: CI runs every stage");
     if (buildNeeded && (await build(false))) browser.start();
     else browser.skip();
   } else {
-    // Typecheck, the production build, lint and the format check (one core, mostly) run beside vitest, whose workers
-    // spend much of their time waiting on databases, child processes and browsers. The browser e2e follows vitest:
-    // started beside vitest's tail it slowed vitest more than it gained (docs/testing.md, "How long it takes").
+    // Typecheck and the production build (one core, mostly) run beside vitest, whose workers spend much of their time
+    // waiting on databases, child processes and browsers; lint and the format check wait for vitest's end and run beside
+    // the browser e2e, which leaves most of a core free (docs/testing.md, "How long it takes"). The browser e2e follows
+    // vitest: started beside vitest's tail it slowed vitest more than it gained.
     let built = false;
     await Promise.all([
       (async () => {
@@ -291,8 +296,6 @@ async function main() {
         );
         const typed = (await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."])) && routeTypes;
         built = buildNeeded && (await build(typed));
-        await stage("lint", bin("eslint"), ["."]);
-        await stage("format (prettier --check)", bin("prettier"), ["--check", "--log-level", "warn", "."]);
       })(),
       stage(
         "unit + integration (vitest)",
@@ -306,13 +309,18 @@ async function main() {
           `--outputFile.json=${vitestJson}`,
           "--reporter=./tests/helpers/retried-tests-reporter.ts",
         ],
-        { VERDICT_RETRIED_REPORT: retriedJson },
+        // A worker more than there are cores while nothing but the typecheck and the build runs beside it.
+        { VERDICT_RETRIED_REPORT: retriedJson, VERDICT_VITEST_WORKERS: String(vitestWorkers) },
       ),
     ]);
+    staticChecks = (async () => {
+      await stage("lint", bin("eslint"), ["."]);
+      await stage("format (prettier --check)", bin("prettier"), ["--check", "--log-level", "warn", "."]);
+    })();
     if (built) browser.start();
     else browser.skip();
   }
-  await browser.done;
+  await Promise.all([browser.done, staticChecks]);
   readVitest(vitestJson);
   readRetried(retriedJson);
   if (!wantE2E && inCI) failures.push("VERDICT_TEST_SKIP_E2E=1 under CI: CI runs the browser e2e too");
