@@ -8,24 +8,15 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { readEnvironment } from "../server/config";
 import { superviseWorker } from "../server/services/jobs/supervisor";
+import { repoRoot, settingsOrExit, stderrLog } from "./start-up";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const log = (line: string) => process.stderr.write(`[verdict] ${line}\n`);
+const log = stderrLog("verdict");
+const settings = settingsOrExit();
 
-let settings: ReturnType<typeof readEnvironment>;
-try {
-  settings = readEnvironment();
-} catch (e) {
-  console.error((e as Error).message);
-  process.exit(2);
-}
-
-const worker = superviseWorker({ root, maxHeapMb: settings.VERDICT_WORKER_MAX_HEAP_MB, env: process.env, log });
-const web = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", ...process.argv.slice(2)], {
-  cwd: root,
+const worker = superviseWorker({ root: repoRoot, maxHeapMb: settings.VERDICT_WORKER_MAX_HEAP_MB, env: process.env, log });
+const web = spawn(process.execPath, [path.join(repoRoot, "node_modules", "next", "dist", "bin", "next"), "start", ...process.argv.slice(2)], {
+  cwd: repoRoot,
   env: process.env,
   stdio: ["ignore", "inherit", "inherit"],
 });

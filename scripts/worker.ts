@@ -14,20 +14,14 @@
  *   VERDICT_BROWSER_WS          a browser server to use instead of launching Chromium (with VERDICT_RUNNER_PROXY_HOST)
  *   plus VERDICT_DB or VERDICT_DATABASE_URL, VERDICT_DATA_DIR, CHROMIUM_PATH and the rest of server/config.ts
  */
-import { readEnvironment } from "../server/config";
 import { closeSharedDatabases, describeDatabase, getAppContext } from "../server/context";
 import { describeSummary, heapLimitMb, runJobWorker } from "../server/services/jobs/runtime";
+import { settingsOrExit, stderrLog } from "./start-up";
 
-let settings: ReturnType<typeof readEnvironment>;
-try {
-  settings = readEnvironment();
-} catch (e) {
-  console.error((e as Error).message);
-  process.exit(2);
-}
+const settings = settingsOrExit();
 const ctx = getAppContext(process.env);
 const stop = new AbortController();
-const log = (line: string) => process.stderr.write(`[worker ${process.pid}] ${line}\n`);
+const log = stderrLog(`worker ${process.pid}`);
 
 // The same signal twice (a second Ctrl-C) stops at once. A SIGINT from the terminal followed by the SIGTERM its
 // supervisor forwards is one request to stop, and keeps the hand-back of running tasks.
