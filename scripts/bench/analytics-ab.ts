@@ -17,23 +17,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/client";
-import { rawRun, type Db } from "../../db/database";
+import type { Db } from "../../db/database";
 import { openPostgresDatabase } from "../../db/postgres";
-import {
-  analyticsOverview,
-  clearAnalyticsCache,
-  drillDown,
-  errorAnalysis,
-  humanAgreement,
-  humanConsensus,
-  judgeAgreementDetail,
-  judgeAgreementList,
-  judgeDisagreements,
-} from "../../server/services/analytics";
+import { clearAnalyticsCache } from "../../server/services/analytics";
 import { generateAnalyticsData } from "./analytics-data";
-import { serverCpuMs } from "./server-cpu";
+import { analyticsViews, analyticsWrites, measureView } from "./analytics-views";
 
 const n = Number(process.env.BENCH_ANALYTICS_TRAJECTORIES ?? 100_000);
 const file = process.env.BENCH_AB_DB ?? path.join(os.tmpdir(), `verdict-analytics-ab-${n}.db`);
@@ -55,37 +44,14 @@ async function openData(): Promise<{ db: Db; campaignId: number; judge: string }
 }
 
 function viewsOf(db: Db, campaignId: number, judge: string): { views: View[]; afterLabel: () => Promise<void>; cold: () => Promise<void> } {
-  const scope = {};
-  // One label and one consolidated label flipped, as the analytics bench writes them.
-  const afterLabel = async () => {
-    await rawRun(
-      db,
-      sql`update labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from labels where campaign_id = ${campaignId})`,
-    );
-    await rawRun(
-      db,
-      sql`update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ${campaignId})`,
-    );
-  };
-  // One judge verdict flipped, as the analytics bench's "after a verdict" writes it.
-  const afterVerdict = async () => {
-    await rawRun(
-      db,
-      sql`update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from evaluator_verdicts where evaluator_key = ${judge})`,
-    );
-  };
+  // One label and one consolidated label flipped, or one judge verdict, as the analytics bench writes them.
+  const { afterLabel, afterVerdict } = analyticsWrites(db, campaignId, judge);
   const cold = () => clearAnalyticsCache(db);
-  const oneJudge = () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judge });
-  const majorityBySite = () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judge, reference: { kind: "majority" }, by: "site" });
-  const humansBySite = () => humanAgreement(db, campaignId, "site");
-  const humans = () => humanAgreement(db, campaignId);
-  const consensus = () => humanConsensus(db, campaignId, "label");
-  const overview = () => analyticsOverview(db, { scope, unparseable: "exclude", difficulty: "overall" });
-  const allJudges = () => judgeAgreementList(db, { scope, unparseable: "exclude" });
-  const disagreements = () =>
-    judgeDisagreements(db, { scope, unparseable: "exclude", identity: { key: judge, k: "3", pv: "webvoyager-v1" }, kind: "all", page: 1, pageSize: 50 });
-  const errors = () => errorAnalysis(db, { scope });
-  const drill = () => drillDown(db, { sel: { site: "GitHub", reference: { verdicts: ["failure"] } }, page: 1, pageSize: 50 });
+  const { oneJudge, majorityBySite, humansBySite, humans, consensus, overview, allJudges, disagreements, errors, drill } = analyticsViews(
+    db,
+    campaignId,
+    judge,
+  );
   const views: View[] = [
     ["judge agreement, one judge, after a label", oneJudge, afterLabel],
     ["judge vs majority split by site, after a label", majorityBySite, afterLabel],
@@ -141,27 +107,11 @@ async function check(target: string, views: View[], afterLabel: () => Promise<vo
 }
 
 async function time(db: Db, views: View[]): Promise<void> {
-  const median = (v: number[]) => v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   for (const [name, compute, before] of views) {
     if (wanted.length && !wanted.some((w) => name.includes(w))) continue;
-    await before();
-    await compute();
-    const walls: number[] = [];
-    const cpus: number[] = [];
-    const serverCpus: number[] = [];
-    for (let r = 0; r < runs; r++) {
-      await before();
-      const server = await serverCpuMs(db);
-      const cpu = process.cpuUsage();
-      const started = performance.now();
-      await compute();
-      walls.push(performance.now() - started);
-      const used = process.cpuUsage(cpu);
-      cpus.push((used.user + used.system) / 1000);
-      serverCpus.push((await serverCpuMs(db)) - server);
-    }
-    const serverShare = process.env.BENCH_AB_PG_URL ? `   server CPU ${median(serverCpus).toFixed(0).padStart(5)} ms` : "";
-    console.log(`${name.padEnd(50)} wall ${median(walls).toFixed(0).padStart(5)} ms   CPU ${median(cpus).toFixed(0).padStart(5)} ms${serverShare}`);
+    const m = await measureView(db, compute, before, runs);
+    const serverShare = process.env.BENCH_AB_PG_URL ? `   server CPU ${m.serverCpu.toFixed(0).padStart(5)} ms` : "";
+    console.log(`${name.padEnd(50)} wall ${m.wall.toFixed(0).padStart(5)} ms   CPU ${m.cpu.toFixed(0).padStart(5)} ms${serverShare}`);
   }
   console.log(
     `load average ${os

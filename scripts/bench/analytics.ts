@@ -21,54 +21,21 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {
-  analyticsOverview,
-  clearAnalyticsCache,
-  drillDown,
-  errorAnalysis,
-  humanAgreement,
-  humanConsensus,
-  judgeAgreementDetail,
-  judgeAgreementList,
-  judgeDisagreements,
-} from "../../server/services/analytics";
-import { sql } from "drizzle-orm";
-import { closeDatabase, postgresPool, rawRun, sqliteClient, type Db } from "../../db/database";
+import { clearAnalyticsCache } from "../../server/services/analytics";
+import { closeDatabase, postgresPool, sqliteClient, type Db } from "../../db/database";
 import { openPostgresDatabase } from "../../db/postgres";
 import { copySqliteToPostgres } from "../../db/store-copy";
 import { generateAnalyticsData } from "./analytics-data";
+import { analyticsViews, analyticsWrites, measureView } from "./analytics-views";
 import { sqliteEngine, type BenchEngine } from "./engines";
-import { serverCpuMs } from "./server-cpu";
 import type { BenchFigure } from "./types";
 
 const RUNS = 5;
 /** A first start reads and stores everything: fewer runs. */
 const FIRST_START_RUNS = 3;
 
-/**
- * Median wall time, CPU time of this process and of the PostgreSQL server's processes (0 on SQLite) of `runs` calls
- * after one warm-up; `before` runs untimed before each.
- */
-async function measure(db: Db, fn: () => unknown, before?: () => unknown, runs = RUNS): Promise<{ wall: number; cpu: number; serverCpu: number }> {
-  await before?.();
-  await fn();
-  const walls: number[] = [];
-  const cpus: number[] = [];
-  const serverCpus: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    await before?.();
-    const server = await serverCpuMs(db);
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    await fn();
-    walls.push(performance.now() - started);
-    const used = process.cpuUsage(cpu);
-    cpus.push((used.user + used.system) / 1000);
-    serverCpus.push((await serverCpuMs(db)) - server);
-  }
-  const median = (v: number[]) => v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-  return { wall: median(walls), cpu: median(cpus), serverCpu: median(serverCpus) };
-}
+/** Median wall, CPU and server CPU time of RUNS calls (or `runs`) after one warm-up; `before` runs untimed before each. */
+const measure = (db: Db, fn: () => unknown, before?: () => unknown, runs = RUNS) => measureView(db, fn, before, runs);
 
 export async function benchAnalytics(engine: BenchEngine = sqliteEngine()): Promise<BenchFigure[]> {
   const n = Number(process.env.BENCH_ANALYTICS_TRAJECTORIES ?? 100_000);
@@ -90,29 +57,19 @@ export async function benchAnalytics(engine: BenchEngine = sqliteEngine()): Prom
       value: (performance.now() - started) / 1000,
       unit: "s",
     });
-    const [judgeA] = data.judgeKeys;
-    const scope = {};
+    const judgeA = data.judgeKeys[0]!;
+    const v = analyticsViews(db, data.campaignId, judgeA);
     const views: [string, () => unknown][] = [
-      ["overview (site × run × evaluator, difficulty, length)", () => analyticsOverview(db, { scope, unparseable: "exclude", difficulty: "overall" })],
-      ["judge agreement, all settings", () => judgeAgreementList(db, { scope, unparseable: "exclude" })],
-      ["judge agreement, one judge (k-table, sites, categories)", () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judgeA })],
-      [
-        "judge agreement, one judge against the annotators' majority, split by site",
-        () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judgeA, reference: { kind: "majority" }, by: "site" }),
-      ],
-      [
-        "judge disagreements, first page",
-        () =>
-          judgeDisagreements(db, { scope, unparseable: "exclude", identity: { key: judgeA, k: "3", pv: "webvoyager-v1" }, kind: "all", page: 1, pageSize: 50 }),
-      ],
-      ["human agreement (α, Fleiss, pairwise κ, categories, disputed)", () => humanAgreement(db, data.campaignId)],
-      ["human agreement split by site (α and Fleiss' κ with bootstrap intervals per site)", () => humanAgreement(db, data.campaignId, "site")],
-      ["human consensus (Dawid–Skene + MACE, verdict + category)", () => humanConsensus(db, data.campaignId, "label")],
-      ["error analysis (categories × site/run, first failing step)", () => errorAnalysis(db, { scope })],
-      [
-        "drill-down of one site's human failures",
-        () => drillDown(db, { sel: { site: "GitHub", reference: { verdicts: ["failure"] } }, page: 1, pageSize: 50 }),
-      ],
+      ["overview (site × run × evaluator, difficulty, length)", v.overview],
+      ["judge agreement, all settings", v.allJudges],
+      ["judge agreement, one judge (k-table, sites, categories)", v.oneJudge],
+      ["judge agreement, one judge against the annotators' majority, split by site", v.majorityBySite],
+      ["judge disagreements, first page", v.disagreements],
+      ["human agreement (α, Fleiss, pairwise κ, categories, disputed)", v.humans],
+      ["human agreement split by site (α and Fleiss' κ with bootstrap intervals per site)", v.humansBySite],
+      ["human consensus (Dawid–Skene + MACE, verdict + category)", v.consensus],
+      ["error analysis (categories × site/run, first failing step)", v.errors],
+      ["drill-down of one site's human failures", v.drill],
     ];
     const postgres = engine.backend === "postgres";
     for (const [name, fn] of views) {
@@ -125,21 +82,7 @@ export async function benchAnalytics(engine: BenchEngine = sqliteEngine()): Prom
       if (postgres) figures.push({ name: `${name}, cold, server CPU time`, value: cold.serverCpu, unit: "ms CPU" });
     }
     // Writes as the application makes them, flipping one row back and forth so the data stays the same size.
-    const afterLabel = async () => {
-      await rawRun(
-        db,
-        sql`update labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from labels where campaign_id = ${data.campaignId})`,
-      );
-      await rawRun(
-        db,
-        sql`update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ${data.campaignId})`,
-      );
-    };
-    const afterVerdict = () =>
-      rawRun(
-        db,
-        sql`update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from evaluator_verdicts where evaluator_key = ${judgeA})`,
-      );
+    const { afterLabel, afterVerdict } = analyticsWrites(db, data.campaignId, judgeA);
     for (const [name, fn] of views) {
       const m = await measure(db, fn, afterLabel);
       figures.push({ name: `${name}, after a label`, value: m.wall, unit: "ms", target: "≤ 300 ms", ok: m.wall <= 300 });
