@@ -8,7 +8,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
-import { agentRuns, evaluatorVerdicts, scannerMatches, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
+import { agentRuns, evaluatorVerdicts, reservations, scannerMatches, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { ProcedureMeta, RequestSession } from "../../server/api/trpc";
 import { createCampaign, createPairwiseCampaign, markGold, setQualification, updateCampaignSettings } from "../../server/services/annotation";
@@ -203,6 +203,8 @@ function inputsFor(path: string): unknown[] | undefined {
     "labelling.undo": [{ campaignId, idempotencyKey: "walk-undo-nothing" }],
     "labelling.mine": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
     "labelling.item": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
+    // Submit & next's look-ahead: the next item's player data and own label, from every item (reserves nothing).
+    "labelling.lookAhead": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
     "labelling.warmImages": items.map((n) => ({ campaignId, itemNo: n, width: 640 })),
     "labelling.itemSteps": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n, from: 0 }))),
     "labelling.done": campaigns.map((c) => ({ campaignId: c })),
@@ -289,6 +291,25 @@ describe("a blind annotator walking every procedure", () => {
     const item = await (await callerAs(ctx, blindAnn)).labelling.item({ campaignId, itemNo: await itemNo(ids[0]!) });
     expect(item.trajectory.id).toBe(0);
     expect(item.run.id).toBe(0);
+  });
+
+  it("looking ahead to the next item (Submit & next) reserves nothing and shows only what that item's own page shows", async () => {
+    const api = await callerAs(ctx, blindAnn);
+    const heldBefore = await ctx.db.select().from(reservations).orderBy(reservations.itemId, reservations.userId);
+    const seen: number[] = [];
+    for (const n of [1, 2, 3, 4]) {
+      const ahead = await api.labelling.lookAhead({ campaignId, itemNo: n });
+      if (!ahead) continue;
+      seen.push(ahead.itemNo);
+      const text = JSON.stringify(ahead);
+      for (const [what, secret] of Object.entries(SECRETS)) expect(text.includes(secret), `${what} (${secret}) reached the annotator`).toBe(false);
+      expect(text).not.toMatch(/disputed|agreed"|"kind":"(box|point)"/);
+      expect(ahead.item).toEqual(await api.labelling.item({ campaignId, itemNo: ahead.itemNo }));
+      expect(ahead.mine).toEqual(await api.labelling.mine({ campaignId, itemNo: ahead.itemNo }));
+      expect(ahead.item.trajectory.id).toBe(0);
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    expect(await ctx.db.select().from(reservations).orderBy(reservations.itemId, reservations.userId)).toEqual(heldBefore);
   });
 
   it("answering pairs learns neither side's agent nor trajectory, and cannot read the ranking or the preference pairs", async () => {

@@ -114,12 +114,14 @@ export async function nextGoldCandidate(
   campaignId: number,
   userId: string,
   salt: number,
+  /** An item left out (a look-ahead from it: its label is about to be stored). */
+  exceptItemId?: number,
 ): Promise<{ itemId: number; trajectoryId: number } | undefined> {
   const row = await rawGet<{ itemId: number; trajectoryId: number }>(
     db,
     sql`select ci.id as "itemId", ci.trajectory_id as "trajectoryId"
        from gold_items g join campaign_items ci on ci.id = g.item_id
-      where g.campaign_id = ${campaignId} and ${notLabelledBy(userId)}
+      where g.campaign_id = ${campaignId} and ${notLabelledBy(userId)}${exceptItemId === undefined ? sql`` : sql` and ci.id <> ${exceptItemId}`}
       order by exists (select 1 from reservations s where s.item_id = ci.id and s.user_id = ${userId} and s.status = 'skipped'), ${order(salt)}, ci.id
       limit 1`,
   );
@@ -236,12 +238,21 @@ export async function strategyCandidates(
   }));
 }
 
-/** Per site (or run): the campaign's non-gold items and the active labels they hold. */
-export async function strataCoverage(db: Db, campaignId: number, by: "site" | "run"): Promise<Map<string, { items: number; labels: number }>> {
+/**
+ * Per site (or run): the campaign's non-gold items and the active labels they hold; `plusOneOn`, an item counted with
+ * one label more (a look-ahead from it: its label is about to be stored).
+ */
+export async function strataCoverage(
+  db: Db,
+  campaignId: number,
+  by: "site" | "run",
+  plusOneOn?: number,
+): Promise<Map<string, { items: number; labels: number }>> {
   const key = by === "site" ? sql`t.site` : sql`r.name`;
+  const extra = plusOneOn === undefined ? sql`` : sql` + case when ci.id = ${plusOneOn} then 1 else 0 end`;
   const rows = await rawAll<{ stratum: string | null; items: number | string; labels: number | string | null }>(
     db,
-    sql`select ${key} as stratum, count(*) as items, sum(ci.label_count) as labels
+    sql`select ${key} as stratum, count(*) as items, sum(ci.label_count${extra}) as labels
        from campaign_items ci join trajectories tr on tr.id = ci.trajectory_id join tasks t on t.id = tr.task_id join agent_runs r on r.id = tr.run_id
       where ci.campaign_id = ${campaignId} and not exists (select 1 from gold_items g where g.item_id = ci.id)
       group by ${key}`,

@@ -34,6 +34,7 @@ import {
   myQualification,
   myRecentLabels,
   nextItem,
+  lookAheadItem,
   releaseAssignments,
   reopenItem,
   resolveSelection,
@@ -280,6 +281,12 @@ export const labellingRouter = createTRPCRouter({
   qualification: authedProcedure.input(z.object({ campaignId: id })).query(({ ctx, input }) => myQualification(ctx.db, ctx.actor, input.campaignId)),
 
   next: authedProcedure.input(z.object({ campaignId: id })).mutation(({ ctx, input }) => nextItem(ctx.db, ctx.actor, input.campaignId)),
+
+  /**
+   * Submit & next's look-ahead from the item on screen: the item `next` would most likely hand out after its submit,
+   * with its player data and the annotator's own label on it (what `item` and `mine` answer). Reserves nothing.
+   */
+  lookAhead: authedProcedure.input(itemRef).query(({ ctx, input }) => lookAheadItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   skip: authedProcedure.input(itemRef).mutation(({ ctx, input }) => skipItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 

@@ -122,7 +122,7 @@ function labellingAllowed(found: Awaited<ReturnType<typeof getCampaignForMember>
  * the scan stops at the first candidate whose label count alone reaches the best coverage found: nothing after
  * it can be better. Items the user skipped are considered only when nothing else is left.
  */
-async function pickItem(db: Db, campaignId: number, userId: string, needed: number, now: number) {
+async function pickItem(db: Db, campaignId: number, userId: string, needed: number, now: number, except?: number) {
   const reserved = await liveReservationCounts(db, campaignId, userId, now);
   const salt = queueOrderSalt(userId);
   for (const skipped of [false, true]) {
@@ -131,6 +131,7 @@ async function pickItem(db: Db, campaignId: number, userId: string, needed: numb
     scan: for (let offset = 0; ; offset += pageSize) {
       const page = await nextCandidates(db, { campaignId, userId, needed, salt, skipped, offset, limit: pageSize });
       for (const c of page) {
+        if (c.itemId === except) continue;
         if (best && c.labelCount >= best.coverage) break scan;
         const coverage = c.labelCount + (reserved.get(c.itemId) ?? 0);
         if (coverage < needed && (!best || coverage < best.coverage)) best = { itemId: c.itemId, trajectoryId: c.trajectoryId, coverage };
@@ -146,11 +147,13 @@ async function pickItem(db: Db, campaignId: number, userId: string, needed: numb
  * The next item under a strategy other than least covered: every candidate is read (a campaign's open items, a
  * few thousand) and the pure rule picks; skipped items only when nothing else is left.
  */
-async function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now: number) {
+async function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now: number, ahead?: LookAheadFrom) {
   const strategy = campaign.assignmentStrategy;
   const stratum: "site" | "run" | null = strategy === "by_site" ? "site" : strategy === "by_run" ? "run" : null;
   const reserved = await liveReservationCounts(db, campaign.id, userId, now);
-  const strata = stratum ? await strataCoverage(db, campaign.id, stratum) : undefined;
+  // Looking ahead from an item, its stratum counts the label about to be stored there.
+  const strata = stratum ? await strataCoverage(db, campaign.id, stratum, ahead?.newLabel ? ahead.itemId : undefined) : undefined;
+  const except = ahead?.itemId;
   const salt = queueOrderSalt(userId);
   for (const skipped of [false, true]) {
     const query = {
@@ -170,7 +173,7 @@ async function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now
         const page = await strategyCandidates(db, { ...query, page: { offset, limit: pageSize } });
         const best = pickCandidate(
           "random",
-          page.map((r) => ({ ...r, disputed: false, reserved: reserved.get(r.itemId) ?? 0 })),
+          page.filter((r) => r.itemId !== except).map((r) => ({ ...r, disputed: false, reserved: reserved.get(r.itemId) ?? 0 })),
           campaign.annotatorsPerItem,
         );
         if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
@@ -179,12 +182,14 @@ async function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now
       continue;
     }
     if (stratum && strata) {
-      const best = await pickByStratum(db, query, strata, campaign.annotatorsPerItem, reserved);
+      const best = await pickByStratum(db, query, strata, campaign.annotatorsPerItem, reserved, except);
       if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
       continue;
     }
     const rows = await strategyCandidates(db, query);
-    const candidates: QueueCandidate[] = rows.map((r) => ({ ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 }));
+    const candidates: QueueCandidate[] = rows
+      .filter((r) => r.itemId !== except)
+      .map((r) => ({ ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 }));
     const best = pickCandidate(strategy, candidates, campaign.annotatorsPerItem, strata);
     if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
   }
@@ -202,6 +207,7 @@ async function pickByStratum(
   strata: ReadonlyMap<string, StratumCoverage>,
   needed: number,
   reserved: ReadonlyMap<number, number>,
+  except?: number,
 ): Promise<QueueCandidate | undefined> {
   const share = (s: StratumCoverage) => (s.items > 0 ? s.labels / (s.items * needed) : 0);
   const ordered = [...strata.entries()].sort((a, b) => share(a[1]) - share(b[1]));
@@ -215,6 +221,7 @@ async function pickByStratum(
       scan: for (let offset = 0; ; offset += pageSize) {
         const page = await strategyCandidates(db, { ...query, inStratum: { value, offset, limit: pageSize } });
         for (const r of page) {
+          if (r.itemId === except) continue;
           const c: QueueCandidate = { ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 };
           if (best && c.labelCount >= best.labelCount + best.reserved) break scan;
           if (c.labelCount + c.reserved < needed && (!best || c.labelCount + c.reserved < best.labelCount + best.reserved)) best = c;
@@ -248,22 +255,46 @@ export async function isBlockedInCampaign(db: Db, campaign: CampaignRow, userId:
  * an item chosen by the campaign's strategy; when the regular queue is empty, the gold items left (each annotator
  * labels every gold item once, so "remaining" counts them and never gives them away by standing still).
  */
-async function pickNext(db: Db, campaign: CampaignRow, userId: string, now: number) {
+async function pickNext(db: Db, campaign: CampaignRow, userId: string, now: number, ahead?: LookAheadFrom) {
   // A qualification phase comes before everything else, its items in order.
   const qualification = await qualificationOf(db, campaign, userAnnotatorKey(userId), userId);
-  if (qualification.status === "in_progress") return qualification.next;
+  if (qualification.status === "in_progress") return ahead ? undefined : qualification.next;
   const salt = queueOrderSalt(userId);
-  const turn = await labelTurnsOfUser(db, campaign.id, userId);
+  const except = ahead?.itemId;
+  // Looking ahead, the turn is the one after the label about to be stored (a first label on the item adds a turn).
+  const turn = (await labelTurnsOfUser(db, campaign.id, userId)) + (ahead?.newLabel ? 1 : 0);
   if (isGoldTurn(userId, campaign.id, turn, campaign.goldRate)) {
-    const gold = await nextGoldCandidate(db, campaign.id, userId, salt);
+    const gold = await nextGoldCandidate(db, campaign.id, userId, salt, except);
     if (gold) return gold;
   }
   const regular =
     campaign.assignmentStrategy === "least_covered" || !campaign.assignmentStrategy
-      ? await pickItem(db, campaign.id, userId, campaign.annotatorsPerItem, now)
-      : await pickByStrategy(db, campaign, userId, now);
+      ? await pickItem(db, campaign.id, userId, campaign.annotatorsPerItem, now, except)
+      : await pickByStrategy(db, campaign, userId, now, ahead);
   if (regular) return regular;
-  return await nextGoldCandidate(db, campaign.id, userId, salt);
+  return await nextGoldCandidate(db, campaign.id, userId, salt, except);
+}
+
+/** The item a look-ahead is asked from (the one on screen) and whether its submit will be the annotator's first label on it. */
+interface LookAheadFrom {
+  itemId: number;
+  newLabel: boolean;
+}
+
+/**
+ * The item `nextAssignment` would most likely hand this annotator once their label on `from` is stored, reserving
+ * nothing and writing nothing: another annotator may take it meanwhile, and the submit's own assignment decides. It
+ * reads as `nextAssignment` does, with `from` left out: a live reservation held on another item, else the campaign's
+ * pick. Null when there is nothing to look ahead to: nothing left, a training phase under way (its items stay on
+ * screen after a submit), or the annotator blocked or failed.
+ */
+async function lookAheadAssignment(db: Db, actor: Actor, campaign: CampaignRow, from: CampaignItemRow, now: number) {
+  if (campaign.status !== "active") return null;
+  if ((await isBlockedInCampaign(db, campaign, actor.userId)) || (await failedQualification(db, campaign, actor.userId))) return null;
+  const held = await findLiveReservation(db, campaign.id, actor.userId, now);
+  if (held && held.itemId !== from.id) return held;
+  const newLabel = !(await getLabelByKey(db, from.id, userAnnotatorKey(actor.userId)));
+  return (await pickNext(db, campaign, actor.userId, now, { itemId: from.id, newLabel })) ?? null;
 }
 
 export interface Assignment {
@@ -828,6 +859,21 @@ export async function submitItemLabelAndNext(
 export async function undoItemSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}) {
   const r = await undoSubmit(db, actor, input, clock);
   return await annotatorResult(db, r, await requireCampaign(db, input.campaignId), await itemNoOf(db, input.campaignId, r.trajectoryId));
+}
+
+/**
+ * Submit & next's look-ahead: while the annotator works on item `itemNo`, the item they would most likely be handed
+ * next (see lookAheadAssignment) with what the labelling page shows of it, exactly as `itemTrajectory` and
+ * `myItemLabel` answer for it, so the page can have it ready before the submit. Reserves nothing; null when there is
+ * nothing to look ahead to.
+ */
+export async function lookAheadItem(db: Db, actor: Actor, campaignId: number, itemNo: number, clock: Clock = {}) {
+  const { campaign, item } = await requireItem(db, actor, campaignId, itemNo);
+  const next = await lookAheadAssignment(db, actor, campaign, item, clock.now ?? Date.now());
+  if (!next) return null;
+  const nextNo = await itemNoOf(db, campaignId, next.trajectoryId);
+  const [trajectory, mine] = await Promise.all([itemTrajectory(db, actor, campaignId, nextNo), myItemLabel(db, actor, campaignId, nextNo)]);
+  return { itemNo: nextNo, item: trajectory, mine };
 }
 
 /** The annotator's own label on an item, with its history and what "undo" would revert (by item number). */
