@@ -156,7 +156,7 @@ describe("campaigns and assignment", () => {
     const gpt = await seedTrajectories(ctx.db, 3, { model: "gpt-4o", taskSet: "Set A" });
     await seedTrajectories(ctx.db, 2, { model: "claude", taskSet: "Set A" });
     const c = await createCampaign(ctx.db, researcher, { name: "GPT only", filter: { model: "gpt-4o" } });
-    expect(c).toMatchObject({ annotatorsPerItem: 3, blind: true, status: "active", selection: { description: "model = gpt-4o", filter: { model: "gpt-4o" } } });
+    expect(c).toMatchObject({ annotatorsPerItem: 3, blind: true, status: "active", selection: { description: "model gpt-4o", filter: { model: "gpt-4o" } } });
     expect(c.labelSchema.categories).toEqual(["navigation stuck", "visual grounding issue", "hallucination", "prompt misalignment", "other"]);
     const overview = await campaignOverview(ctx.db, researcher, c.id);
     expect(overview.counts.items).toBe(3);

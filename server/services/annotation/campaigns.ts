@@ -35,6 +35,7 @@ import { usesTriage } from "../../domain/trajectory-list-query";
 import { buildLabelSchema, LabelValidationError, type LabelSchema } from "../../domain/annotation/label-schema";
 import { getTemplate, protocolCompliance, requirementsOf, TEMPLATE_IDS, type TemplateId } from "../../domain/annotation/protocols";
 import { AppError, ConflictError, ValidationError } from "../../errors";
+import { describeFilter } from "../../domain/annotation/selection-description";
 import { shuffleNumbers } from "./item-numbers";
 import { recomputeItem } from "./consolidation";
 import { assertMayTriage } from "../access";
@@ -99,43 +100,17 @@ function checkSettings(input: { annotatorsPerItem?: number; reservationMinutes?:
   }
 }
 
-/** The names of the task set, run and task a filter names by id, where they exist. */
-export interface FilterNames {
-  taskSetId?: string;
-  runId?: string;
-  taskId?: string;
-}
-
-const NAMED_KEYS: Record<keyof FilterNames, string> = { taskSetId: "task set", runId: "run", taskId: "task" };
-
 /**
- * Human description of a trajectory-list filter: "task set “demo task set”, site = Allrecipes, model = gpt-4o"; ids
- * whose names are not given stay ids ("taskSetId = 2").
+ * A filter as people read it (server/domain/annotation/selection-description.ts), with the task set, run and task it
+ * names by id looked up: a campaign's selection, the New campaign page's preview.
  */
-export function describeFilter(f: SelectionFilter, names: FilterNames = {}): string {
-  const parts: string[] = [];
-  const { sample, seed, strata, ...rest } = f;
-  for (const [k, v] of Object.entries(rest)) {
-    if (v === undefined || v === null || v === "") continue;
-    const name = names[k as keyof FilterNames];
-    if (k === "ids") parts.push(`${(v as number[]).length} chosen trajectories`);
-    else if (k === "q") parts.push(`text contains ${JSON.stringify(v)}`);
-    else if (name !== undefined) parts.push(`${NAMED_KEYS[k as keyof FilterNames]} “${name}”`);
-    else parts.push(`${k} = ${String(v)}`);
-  }
-  const what = parts.length ? parts.join(", ") : "all trajectories";
-  if (sample === undefined) return what;
-  return `random sample of ${sample}${strata ? ` by ${strata}` : ""} (seed ${seed ?? DEFAULT_SAMPLE_SEED}) of ${what}`;
-}
-
-/** describeFilter with the task set, run and task the filter names by id looked up (a campaign's selection, its preview). */
 export async function describeFilterNamed(db: Db, f: SelectionFilter): Promise<string> {
   const [taskSet, run, task] = await Promise.all([
     f.taskSetId === undefined ? undefined : getTaskSet(db, f.taskSetId),
     f.runId === undefined ? undefined : getRun(db, f.runId),
     f.taskId === undefined ? undefined : getTask(db, f.taskId),
   ]);
-  return describeFilter(f, { taskSetId: taskSet?.name, runId: run?.name, taskId: task?.task.externalId });
+  return describeFilter(f, { taskSetId: taskSet?.name, runId: run?.name, taskId: task?.task.externalId }, DEFAULT_SAMPLE_SEED);
 }
 
 /** Trajectory ids a filter (or the seeded sample of it) selects, in the list's id order. */
