@@ -3,6 +3,7 @@
  * The analytics charts (recharts), drawn from prepared view models (app/analytics/_lib/charts.ts). Bars and points
  * link to the trajectories behind them: a click opens the drill-down. Tooltips show the exact numbers.
  */
+import type { ReactNode } from "react";
 import { useRouter } from "next/navigation";
 import {
   Bar,
@@ -22,6 +23,7 @@ import {
 import type { CountChartModel, Datum, RateChartModel, SeriesModel } from "../_lib/charts";
 
 const AXIS = { fontSize: 11, fill: "#71717a" };
+const CATEGORY_AXIS = { type: "category" as const, dataKey: "label", tick: AXIS, interval: 0 as const };
 
 function percentTick(v: number): string {
   return `${Math.round(v * 100)}%`;
@@ -121,21 +123,16 @@ export function RateChart({ model }: { model: RateChartModel }) {
     tick: AXIS,
     allowDataOverflow: true,
   };
-  const categoryAxis = { type: "category" as const, dataKey: "label", tick: AXIS, interval: 0 as const };
-  const legend = model.series.length > 1 ? <Legend wrapperStyle={{ fontSize: 11.5 }} itemSorter={null} /> : null;
-  const tooltip = (
-    <Tooltip content={(p) => <ChartTooltip {...(p as TooltipContentProps<number, string>)} series={model.series} />} cursor={{ fill: "#f4f4f5" }} />
-  );
 
   if (model.kind === "lines") {
     return (
       <ResponsiveContainer width="100%" height={chartHeight(model)}>
         <LineChart data={model.data} margin={{ top: 8, right: 16, bottom: 4, left: 0 }}>
           <CartesianGrid stroke="#f4f4f5" />
-          <XAxis {...categoryAxis} label={{ value: model.x, position: "insideBottom", offset: -2, fontSize: 11, fill: "#a1a1aa" }} height={40} />
+          <XAxis {...CATEGORY_AXIS} label={{ value: model.x, position: "insideBottom", offset: -2, fontSize: 11, fill: "#a1a1aa" }} height={40} />
           <YAxis {...valueAxis} width={44} />
-          {tooltip}
-          {legend}
+          {seriesTooltip(model.series)}
+          {seriesLegend(model.series)}
           {model.series.map((s) => (
             <Line
               key={s.key}
@@ -156,7 +153,60 @@ export function RateChart({ model }: { model: RateChartModel }) {
     );
   }
   return (
-    <ResponsiveContainer width="100%" height={chartHeight(model)}>
+    <BarShell
+      model={model}
+      valueAxis={valueAxis}
+      heightSeries={model.series}
+      zeroLine={!proportion && <ReferenceLine {...(model.horizontal ? { x: 0 } : { y: 0 })} stroke="#a1a1aa" />}
+    >
+      {model.series.map((s) => (
+        <Bar key={s.key} {...barProps(s, open)} maxBarSize={36} minPointSize={2}>
+          {hasIntervals(model.data, s.key) && (
+            <ErrorBar dataKey={`${s.key}_err`} width={4} stroke="#3f3f46" strokeWidth={1.2} direction={model.horizontal ? "x" : "y"} />
+          )}
+        </Bar>
+      ))}
+    </BarShell>
+  );
+}
+
+type Open = ReturnType<typeof useOpen>;
+
+/** What every bar of a series shares: its key, name and colour, and a click that opens the trajectories behind it. */
+function barProps(s: SeriesModel, open: Open) {
+  return {
+    dataKey: s.key,
+    name: s.label,
+    fill: s.color,
+    isAnimationActive: false,
+    cursor: "pointer",
+    onClick: (d: { payload?: unknown }) => open(d.payload as Datum, s.key),
+  };
+}
+
+type ValueAxis = { type: "number"; tick: typeof AXIS } & Record<string, unknown>;
+
+/**
+ * The frame every bar chart shares: its height, the category axis (rotated names below, or names left of horizontal
+ * bars), the value axis, the grid, the tooltip and (for several series) the legend; the bars come as children.
+ */
+function BarShell({
+  model,
+  valueAxis,
+  heightSeries,
+  zeroLine,
+  children,
+}: {
+  model: { data: Datum[]; series: SeriesModel[]; horizontal?: boolean };
+  valueAxis: ValueAxis;
+  /** The series the height is measured for (a stack takes the room of one). */
+  heightSeries: SeriesModel[];
+  /** Drawn above the grid and below the bars (coefficients mark 0). */
+  zeroLine?: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <ResponsiveContainer width="100%" height={chartHeight({ ...model, series: heightSeries })}>
       <BarChart
         data={model.data}
         layout={model.horizontal ? "vertical" : "horizontal"}
@@ -167,7 +217,7 @@ export function RateChart({ model }: { model: RateChartModel }) {
         {model.horizontal ? (
           <>
             <XAxis {...valueAxis} />
-            <YAxis {...categoryAxis} tickFormatter={tickText} width={Math.min(260, 12 + 6.2 * longestLabel(model.data))} />
+            <YAxis {...CATEGORY_AXIS} tickFormatter={tickText} width={Math.min(260, 12 + 6.2 * longestLabel(model.data))} />
           </>
         ) : (
           <>
@@ -175,73 +225,32 @@ export function RateChart({ model }: { model: RateChartModel }) {
             <YAxis {...valueAxis} width={44} />
           </>
         )}
-        {!proportion && <ReferenceLine {...(model.horizontal ? { x: 0 } : { y: 0 })} stroke="#a1a1aa" />}
-        {tooltip}
-        {legend}
-        {model.series.map((s) => (
-          <Bar
-            key={s.key}
-            dataKey={s.key}
-            name={s.label}
-            fill={s.color}
-            isAnimationActive={false}
-            cursor="pointer"
-            onClick={(d) => open(d.payload as Datum, s.key)}
-            maxBarSize={36}
-            minPointSize={2}
-          >
-            {hasIntervals(model.data, s.key) && (
-              <ErrorBar dataKey={`${s.key}_err`} width={4} stroke="#3f3f46" strokeWidth={1.2} direction={model.horizontal ? "x" : "y"} />
-            )}
-          </Bar>
-        ))}
+        {zeroLine}
+        {seriesTooltip(model.series)}
+        {seriesLegend(model.series)}
+        {children}
       </BarChart>
     </ResponsiveContainer>
   );
+}
+
+function seriesLegend(series: SeriesModel[]) {
+  return series.length > 1 ? <Legend wrapperStyle={{ fontSize: 11.5 }} itemSorter={null} /> : null;
+}
+
+function seriesTooltip(series: SeriesModel[]) {
+  return <Tooltip content={(p) => <ChartTooltip {...(p as TooltipContentProps<number, string>)} series={series} />} cursor={{ fill: "#f4f4f5" }} />;
 }
 
 /** Counts, stacked (categories within a group) or plain bars. */
 export function CountChart({ model }: { model: CountChartModel }) {
   const open = useOpen();
   const stacked = model.kind === "stacked";
-  const valueAxis = { type: "number" as const, tick: AXIS, allowDecimals: false };
-  const categoryAxis = { type: "category" as const, dataKey: "label", tick: AXIS, interval: 0 as const };
   return (
-    <ResponsiveContainer width="100%" height={chartHeight({ ...model, series: stacked ? [model.series[0]!] : model.series })}>
-      <BarChart
-        data={model.data}
-        layout={model.horizontal ? "vertical" : "horizontal"}
-        margin={{ top: 8, right: 16, bottom: 4, left: model.horizontal ? 0 : rotatedLeftMargin(model.data) }}
-        barCategoryGap="18%"
-      >
-        <CartesianGrid stroke="#f4f4f5" horizontal={!model.horizontal} vertical={!!model.horizontal} />
-        {model.horizontal ? (
-          <>
-            <XAxis {...valueAxis} />
-            <YAxis {...categoryAxis} tickFormatter={tickText} width={Math.min(260, 12 + 6.2 * longestLabel(model.data))} />
-          </>
-        ) : (
-          <>
-            {CategoryXAxis({ data: model.data })}
-            <YAxis {...valueAxis} width={44} />
-          </>
-        )}
-        <Tooltip content={(p) => <ChartTooltip {...(p as TooltipContentProps<number, string>)} series={model.series} />} cursor={{ fill: "#f4f4f5" }} />
-        {model.series.length > 1 && <Legend wrapperStyle={{ fontSize: 11.5 }} itemSorter={null} />}
-        {model.series.map((s) => (
-          <Bar
-            key={s.key}
-            dataKey={s.key}
-            name={s.label}
-            fill={s.color}
-            stackId={stacked ? "stack" : undefined}
-            isAnimationActive={false}
-            cursor="pointer"
-            onClick={(d) => open(d.payload as Datum, s.key)}
-            maxBarSize={40}
-          />
-        ))}
-      </BarChart>
-    </ResponsiveContainer>
+    <BarShell model={model} valueAxis={{ type: "number", tick: AXIS, allowDecimals: false }} heightSeries={stacked ? [model.series[0]!] : model.series}>
+      {model.series.map((s) => (
+        <Bar key={s.key} {...barProps(s, open)} stackId={stacked ? "stack" : undefined} maxBarSize={40} />
+      ))}
+    </BarShell>
   );
 }
