@@ -32,7 +32,7 @@ import {
   type Label,
   type RatingRecord,
 } from "../../server/domain/agreement";
-import type { BenchFigure } from "./types";
+import { medianMs as medianOfRuns, type BenchFigure } from "./types";
 
 interface ReferenceTiming {
   version?: string;
@@ -61,17 +61,8 @@ function writeInt32(file: string, codes: Int32Array): void {
 
 const RUNS = 7;
 
-function medianMs(fn: () => unknown, runs = RUNS): number {
-  fn(); // warm-up: JIT and first allocations
-  const times: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    const started = performance.now();
-    fn();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
-}
+/** Median of RUNS calls (or `runs`) after a warm-up. */
+const medianMs = (fn: () => unknown, runs = RUNS) => medianOfRuns(fn, runs);
 
 /** Two raters: b copies a with probability `copy`, else draws independently. */
 function labelPairs(n: number, categories: string[], copy: number, seed: number): { a: string[]; b: string[] } {

@@ -7,6 +7,9 @@
  * their own look-ups, which would make generating a million rows take minutes. The schema (and its migrations)
  * is the application's own, applied by openDatabase.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { openDatabase, type Db } from "../../db/client";
 import { sqliteClient, tablesOf, withTransaction } from "../../db/database";
 import { createRng } from "../../server/domain/agreement";
@@ -173,4 +176,23 @@ export async function generateAnalyticsData(file: string, o: AnalyticsDataOption
     labels: labelCount,
     verdicts: verdictCount,
   };
+}
+
+/**
+ * Generates the dataset into bench.db in a new temp folder named after the bench and gives it to `use` with the
+ * moment generating started (performance.now()); the folder is removed after.
+ */
+export async function withGeneratedAnalyticsData<T>(
+  bench: string,
+  trajectories: number,
+  use: (data: AnalyticsDataset, started: number) => Promise<T>,
+): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `verdict-bench-${bench}-`));
+  try {
+    const started = performance.now();
+    const data = await generateAnalyticsData(path.join(dir, "bench.db"), { trajectories });
+    return await use(data, started);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -16,6 +16,7 @@ import {
   judgeDisagreements,
 } from "../../server/services/analytics";
 import { serverCpuMs } from "./server-cpu";
+import { timedRuns } from "./types";
 
 /** The views over the generated dataset, for its campaign and one of its judges. */
 export function analyticsViews(db: Db, campaignId: number, judge: string) {
@@ -67,20 +68,15 @@ export function analyticsWrites(db: Db, campaignId: number, judge: string) {
 export async function measureView(db: Db, fn: () => unknown, before: (() => unknown) | undefined, runs: number) {
   await before?.();
   await fn();
-  const walls: number[] = [];
-  const cpus: number[] = [];
   const serverCpus: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    await before?.();
-    const server = await serverCpuMs(db);
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    await fn();
-    walls.push(performance.now() - started);
-    const used = process.cpuUsage(cpu);
-    cpus.push((used.user + used.system) / 1000);
-    serverCpus.push((await serverCpuMs(db)) - server);
-  }
+  let server = 0;
+  const { times, cpus } = await timedRuns(runs, fn, {
+    before: async () => {
+      await before?.();
+      server = await serverCpuMs(db);
+    },
+    after: async () => serverCpus.push((await serverCpuMs(db)) - server),
+  });
   const median = (v: number[]) => v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
-  return { wall: median(walls), cpu: median(cpus), serverCpu: median(serverCpus) };
+  return { wall: median(times), cpu: median(cpus), serverCpu: median(serverCpus) };
 }

@@ -10,21 +10,12 @@
  * largest gap between an annotator's estimated and true accuracy (Dawid–Skene) or competence (MACE).
  */
 import { createRng, dawidSkene, encodeConsensusRecords, mace, majorityClasses, type ConsensusLabels, type RatingRecord } from "../../server/domain/agreement";
-import type { BenchFigure } from "./types";
+import { medianMs as medianOfRuns, type BenchFigure } from "./types";
 
 const RUNS = 5;
 
-function medianMs(fn: () => unknown, runs = RUNS): number {
-  fn(); // warm-up
-  const times: number[] = [];
-  for (let r = 0; r < runs; r++) {
-    const started = performance.now();
-    fn();
-    times.push(performance.now() - started);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
-}
+/** Median of RUNS calls (or `runs`) after a warm-up. */
+const medianMs = (fn: () => unknown, runs = RUNS) => medianOfRuns(fn, runs);
 
 function generate(items: number, classes: number, competence: number[], seed: number) {
   const rng = createRng(seed);

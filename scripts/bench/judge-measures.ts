@@ -5,12 +5,10 @@
  * computes it, p50 and p95 of several runs: cold (cache emptied), after a verdict write, after a label write
  * (the measures reload the consolidated labels), and warm. Scale with BENCH_ANALYTICS_TRAJECTORIES.
  */
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { closeDatabase, sqliteClient } from "../../db/database";
 import { clearAnalyticsCache, judgeMeasures } from "../../server/services/analytics";
-import { generateAnalyticsData } from "./analytics-data";
+import { withGeneratedAnalyticsData } from "./analytics-data";
 import { percentile, type BenchFigure } from "./types";
 
 const RUNS = 9;
@@ -30,11 +28,8 @@ async function timings(fn: () => unknown, before?: () => unknown): Promise<{ p50
 
 export async function benchJudgeMeasures(): Promise<BenchFigure[]> {
   const n = Number(process.env.BENCH_ANALYTICS_TRAJECTORIES ?? 100_000);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-judge-measures-"));
   const figures: BenchFigure[] = [];
-  try {
-    const started = performance.now();
-    const data = await generateAnalyticsData(path.join(dir, "bench.db"), { trajectories: n });
+  await withGeneratedAnalyticsData("judge-measures", n, async (data, started) => {
     const { db } = data;
     const sqlite = sqliteClient(db);
     // Three samples per verdict, their majority agreeing with the stored verdict: 3–0 or 2–1, by trajectory id.
@@ -73,8 +68,6 @@ export async function benchJudgeMeasures(): Promise<BenchFigure[]> {
     figures.push({ name: "evaluator settings measured", value: m.evaluators.length, unit: "settings" });
     figures.push({ name: "load average (1 min) at the end, for reading the figures", value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` });
     await closeDatabase(db);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
   return figures;
 }

@@ -15,7 +15,7 @@ import { defaultLabelSchema } from "../../server/domain/annotation/label-schema"
 import { scopeSearch } from "../../server/services/access";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
 import type { BenchEngine } from "./engines";
-import { percentile, type BenchFigure } from "./types";
+import { percentile, timedRuns, type BenchFigure } from "./types";
 
 const RUNS = 20;
 const TARGET_MS = 300;
@@ -180,16 +180,7 @@ export async function benchSearch(engine: BenchEngine): Promise<BenchFigure[]> {
         pageSize: 50,
       };
       const first = await listTrajectoryPage(app.db, query);
-      const times: number[] = [];
-      const cpus: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        const cpu = process.cpuUsage();
-        const t0 = performance.now();
-        await listTrajectoryPage(app.db, query);
-        times.push(performance.now() - t0);
-        const used = process.cpuUsage(cpu);
-        cpus.push((used.user + used.system) / 1000);
-      }
+      const { times, cpus } = await timedRuns(RUNS, () => listTrajectoryPage(app.db, query));
       all.push(...times);
       allCpu.push(...cpus);
       const p95 = percentile(times, 95);

@@ -7,25 +7,20 @@
  * the CPU time is the work itself and the wall time adds the wait for a core; the load average is reported).
  * Scale with BENCH_TRIAGE_TRAJECTORIES.
  */
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { closeDatabase, sqliteClient, tablesOf } from "../../db/database";
 import { formatEvaluatorRef, parseTrajectoryListParams } from "../../server/domain/trajectory-list-query";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
-import { BENCH_SITES, generateAnalyticsData } from "./analytics-data";
-import { percentile, type BenchFigure } from "./types";
+import { BENCH_SITES, withGeneratedAnalyticsData } from "./analytics-data";
+import { percentile, timedRuns, type BenchFigure } from "./types";
 
 const RUNS = 20;
 const TARGET_MS = 300;
 
 export async function benchTriage(): Promise<BenchFigure[]> {
   const n = Number(process.env.BENCH_TRIAGE_TRAJECTORIES ?? 100_000);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-triage-"));
   const figures: BenchFigure[] = [];
-  try {
-    const started = performance.now();
-    const data = await generateAnalyticsData(path.join(dir, "bench.db"), { trajectories: n });
+  await withGeneratedAnalyticsData("triage", n, async (data, started) => {
     const { db } = data;
     // Rule results on 3 trajectories in 5 (success, failure, not evaluable in turn) and the loop heuristic on half.
     // Bulk rows straight through the SQLite driver, as the generator writes them.
@@ -65,16 +60,7 @@ export async function benchTriage(): Promise<BenchFigure[]> {
     for (const [name, search] of combos) {
       const query = parseTrajectoryListParams(new URLSearchParams(search));
       const first = await listTrajectoryPage(db, query, { triage: true });
-      const times: number[] = [];
-      const cpus: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        const cpu = process.cpuUsage();
-        const t0 = performance.now();
-        await listTrajectoryPage(db, query, { triage: true });
-        times.push(performance.now() - t0);
-        const used = process.cpuUsage(cpu);
-        cpus.push((used.user + used.system) / 1000);
-      }
+      const { times, cpus } = await timedRuns(RUNS, () => listTrajectoryPage(db, query, { triage: true }));
       all.push(...times);
       allCpu.push(...cpus);
       const p95 = percentile(times, 95);
@@ -87,8 +73,6 @@ export async function benchTriage(): Promise<BenchFigure[]> {
     figures.push({ name: "all combinations p95 CPU", value: percentile(allCpu, 95), unit: "ms CPU" });
     figures.push({ name: "load average (1 min) at the end", value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` });
     await closeDatabase(db);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
   return figures;
 }

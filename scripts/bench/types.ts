@@ -17,3 +17,43 @@ export function percentile(values: number[], p: number): number {
 export function median(values: number[]): number {
   return percentile(values, 50);
 }
+
+/**
+ * Median wall time (the upper middle when `runs` is even) of `runs` calls of a synchronous `fn`, after one untimed
+ * warm-up (JIT, first allocations).
+ */
+export function medianMs(fn: () => unknown, runs: number): number {
+  fn();
+  const times: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const started = performance.now();
+    fn();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+/**
+ * Wall time and this process's CPU time (ms) of each of `runs` calls of `fn`, one after another; `untimed.before`
+ * and `untimed.after` run around each call, outside what is timed.
+ */
+export async function timedRuns(
+  runs: number,
+  fn: () => unknown,
+  untimed: { before?: () => unknown; after?: () => unknown } = {},
+): Promise<{ times: number[]; cpus: number[] }> {
+  const times: number[] = [];
+  const cpus: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    await untimed.before?.();
+    const cpu = process.cpuUsage();
+    const t0 = performance.now();
+    await fn();
+    times.push(performance.now() - t0);
+    const used = process.cpuUsage(cpu);
+    cpus.push((used.user + used.system) / 1000);
+    await untimed.after?.();
+  }
+  return { times, cpus };
+}
