@@ -16,6 +16,7 @@
 import { and, asc, count, eq, gt, inArray, isNotNull, sql, type SQL } from "drizzle-orm";
 import { dialectOf, first, rawAll, tablesOf, type Db } from "../database";
 import type { ChangeCounter } from "../schema/changes";
+import { withTaskAndRun } from "./trajectory-joins";
 
 type FieldKind = "int" | "text";
 
@@ -527,24 +528,25 @@ export async function userNames(db: Db, ids: string[]): Promise<Map<string, stri
 export async function trajectoryRows(db: Db, ids: number[]) {
   const { trajectories, tasks, agentRuns } = tablesOf(db);
   if (ids.length === 0) return [];
-  const rows = await db
-    .select({
-      id: trajectories.id,
-      outcome: trajectories.outcome,
-      stepCount: trajectories.stepCount,
-      finalAnswer: trajectories.finalAnswer,
-      taskId: tasks.id,
-      externalTaskId: tasks.externalId,
-      site: tasks.site,
-      intent: tasks.intent,
-      runId: agentRuns.id,
-      runName: agentRuns.name,
-      model: agentRuns.model,
-    })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
-    .where(inArray(trajectories.id, ids));
+  const rows = await withTaskAndRun(
+    db,
+    db
+      .select({
+        id: trajectories.id,
+        outcome: trajectories.outcome,
+        stepCount: trajectories.stepCount,
+        finalAnswer: trajectories.finalAnswer,
+        taskId: tasks.id,
+        externalTaskId: tasks.externalId,
+        site: tasks.site,
+        intent: tasks.intent,
+        runId: agentRuns.id,
+        runName: agentRuns.name,
+        model: agentRuns.model,
+      })
+      .from(trajectories)
+      .$dynamic(),
+  ).where(inArray(trajectories.id, ids));
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is NonNullable<typeof r> => r !== undefined);
 }

@@ -9,6 +9,7 @@ import * as staticTables from "../schema/index";
 import type { StepRow, steps as stepsTable } from "../schema/index";
 import { annotatorTrajectoryIdsSql, browsableByIdSql } from "./access/blind-rule";
 import { ranksByRelevance, searchConditions, searchRelevanceTable, type ScopedSearch } from "./search";
+import { withTaskAndRun, withTaskSetAndRun } from "./trajectory-joins";
 import { triageConditions, triageSortKey, type TriageFilter } from "./triage";
 
 export type StepValues = Omit<typeof stepsTable.$inferInsert, "id" | "trajectoryId">;
@@ -174,25 +175,26 @@ export async function deleteTrajectory(db: Db, id: number): Promise<void> {
  */
 export async function trajectoriesWithOldContentHash(db: Db, formats: string[], version: string, afterId: number, limit: number) {
   const { trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
-  return db
-    .select({
-      id: trajectories.id,
-      attempt: trajectories.attempt,
-      finalAnswer: trajectories.finalAnswer,
-      outcome: trajectories.outcome,
-      outcomeDetail: trajectories.outcomeDetail,
-      sourceFormat: trajectories.sourceFormat,
-      sourcePath: trajectories.sourcePath,
-      externalTaskId: tasks.externalId,
-      taskSet: taskSets.name,
-      runId: agentRuns.id,
-      runKey: agentRuns.runKey,
-      runName: agentRuns.name,
-    })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+  return withTaskSetAndRun(
+    db,
+    db
+      .select({
+        id: trajectories.id,
+        attempt: trajectories.attempt,
+        finalAnswer: trajectories.finalAnswer,
+        outcome: trajectories.outcome,
+        outcomeDetail: trajectories.outcomeDetail,
+        sourceFormat: trajectories.sourceFormat,
+        sourcePath: trajectories.sourcePath,
+        externalTaskId: tasks.externalId,
+        taskSet: taskSets.name,
+        runId: agentRuns.id,
+        runKey: agentRuns.runKey,
+        runName: agentRuns.name,
+      })
+      .from(trajectories)
+      .$dynamic(),
+  )
     .where(
       and(
         gt(trajectories.id, afterId),
@@ -227,12 +229,7 @@ export async function stepsOf(db: Db, trajectoryIds: number[]): Promise<StepRow[
 
 function headQuery(db: Db, id: number) {
   const { trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
-  return db
-    .select({ trajectory: trajectories, task: tasks, taskSet: taskSets, run: agentRuns })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+  return withTaskSetAndRun(db, db.select({ trajectory: trajectories, task: tasks, taskSet: taskSets, run: agentRuns }).from(trajectories).$dynamic())
     .where(eq(trajectories.id, id))
     .limit(1);
 }
@@ -455,38 +452,34 @@ export async function listTrajectories(db: Db, f: TrajectoryFilter, page: { offs
   } else {
     order = [dir({ id: trajectories.id, steps: trajectories.stepCount, task: tasks.externalId, site: tasks.site, updated: trajectories.updatedAt }[sort])];
   }
-  const rowsQuery = db
-    .select({
-      id: trajectories.id,
-      attempt: trajectories.attempt,
-      outcome: trajectories.outcome,
-      stepCount: trajectories.stepCount,
-      finalAnswer: trajectories.finalAnswer,
-      updatedAt: trajectories.updatedAt,
-      taskId: tasks.id,
-      externalTaskId: tasks.externalId,
-      site: tasks.site,
-      intent: tasks.intent,
-      taskSetName: taskSets.name,
-      runId: agentRuns.id,
-      runName: agentRuns.name,
-      agentName: agentRuns.agentName,
-      model: agentRuns.model,
-    })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+  const rowsQuery = withTaskSetAndRun(
+    db,
+    db
+      .select({
+        id: trajectories.id,
+        attempt: trajectories.attempt,
+        outcome: trajectories.outcome,
+        stepCount: trajectories.stepCount,
+        finalAnswer: trajectories.finalAnswer,
+        updatedAt: trajectories.updatedAt,
+        taskId: tasks.id,
+        externalTaskId: tasks.externalId,
+        site: tasks.site,
+        intent: tasks.intent,
+        taskSetName: taskSets.name,
+        runId: agentRuns.id,
+        runName: agentRuns.name,
+        agentName: agentRuns.agentName,
+        model: agentRuns.model,
+      })
+      .from(trajectories)
+      .$dynamic(),
+  )
     .where(where)
     .orderBy(...order, desc(trajectories.id))
     .limit(page.limit)
     .offset(page.offset);
-  const totalQuery = db
-    .select({ n: count() })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
-    .where(where);
+  const totalQuery = withTaskAndRun(db, db.select({ n: count() }).from(trajectories).$dynamic()).where(where);
   const [rows, totalRows] = await Promise.all([rowsQuery, totalQuery]);
   return { rows, total: totalRows[0]?.n ?? 0 };
 }
@@ -575,12 +568,8 @@ export async function getStepScreenshots(db: Db, trajectoryId: number): Promise<
 
 /** How many trajectories matching a filter ended each way. */
 export async function outcomeCounts(db: Db, f: TrajectoryFilter): Promise<Record<string, number>> {
-  const { trajectories, tasks, agentRuns } = tablesOf(db);
-  const rows = await db
-    .select({ outcome: trajectories.outcome, n: count() })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+  const { trajectories } = tablesOf(db);
+  const rows = await withTaskAndRun(db, db.select({ outcome: trajectories.outcome, n: count() }).from(trajectories).$dynamic())
     .where(trajectoryWhere(f, tablesOf(db)))
     .groupBy(trajectories.outcome)
     .orderBy(trajectories.outcome);
@@ -589,18 +578,20 @@ export async function outcomeCounts(db: Db, f: TrajectoryFilter): Promise<Record
 
 /** Per-site figures for the trajectories matching a filter: count, answered, mean steps. */
 export async function siteBreakdown(db: Db, f: TrajectoryFilter) {
-  const { trajectories, tasks, agentRuns } = tablesOf(db);
-  return db
-    .select({
-      site: tasks.site,
-      trajectories: count(),
-      // Numbers on both engines: PostgreSQL's sum and avg come back as numeric strings.
-      answered: sql<number>`sum(case when ${trajectories.outcome} = 'answered' then 1 else 0 end)`.mapWith(Number),
-      meanSteps: sql<number>`avg(${trajectories.stepCount})`.mapWith(Number),
-    })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+  const { trajectories, tasks } = tablesOf(db);
+  return withTaskAndRun(
+    db,
+    db
+      .select({
+        site: tasks.site,
+        trajectories: count(),
+        // Numbers on both engines: PostgreSQL's sum and avg come back as numeric strings.
+        answered: sql<number>`sum(case when ${trajectories.outcome} = 'answered' then 1 else 0 end)`.mapWith(Number),
+        meanSteps: sql<number>`avg(${trajectories.stepCount})`.mapWith(Number),
+      })
+      .from(trajectories)
+      .$dynamic(),
+  )
     .where(trajectoryWhere(f, tablesOf(db)))
     .groupBy(tasks.site)
     .orderBy(sql`${tasks.site} nulls first`);

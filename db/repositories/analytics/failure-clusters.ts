@@ -6,6 +6,7 @@
  */
 import { desc, eq, inArray, sql } from "drizzle-orm";
 import { first, rawAll, tablesOf, type Db } from "../../database";
+import { withTaskAndRun } from "../trajectory-joins";
 
 /** Ids per query: well under SQLite's parameter limit. */
 const CHUNK = 500;
@@ -81,19 +82,20 @@ export async function failureFacts(db: Db, ids: readonly number[]): Promise<Fail
   const { trajectories, tasks, agentRuns, consolidatedLabels } = tablesOf(db);
   const out: FailureFacts[] = [];
   for (const part of chunks(ids)) {
-    const rows = await db
-      .select({
-        id: trajectories.id,
-        site: tasks.site,
-        runId: agentRuns.id,
-        runName: agentRuns.name,
-        externalTaskId: tasks.externalId,
-        intent: tasks.intent,
-      })
-      .from(trajectories)
-      .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-      .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
-      .where(inArray(trajectories.id, part));
+    const rows = await withTaskAndRun(
+      db,
+      db
+        .select({
+          id: trajectories.id,
+          site: tasks.site,
+          runId: agentRuns.id,
+          runName: agentRuns.name,
+          externalTaskId: tasks.externalId,
+          intent: tasks.intent,
+        })
+        .from(trajectories)
+        .$dynamic(),
+    ).where(inArray(trajectories.id, part));
     const labels = await db
       .select({ trajectoryId: consolidatedLabels.trajectoryId, campaignId: consolidatedLabels.campaignId, category: consolidatedLabels.category })
       .from(consolidatedLabels)

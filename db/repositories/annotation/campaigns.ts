@@ -10,6 +10,7 @@ import type { CampaignItemRow, CampaignRow } from "../../schema/index";
 import type { annotationCampaigns } from "../../schema/index";
 import type { ItemState } from "../../../server/domain/annotation/label-schema";
 import { executePrepared } from "../prepared";
+import { withTaskAndRun, withTaskSetAndRun } from "../trajectory-joins";
 
 const CHUNK = 500;
 const P = sql.placeholder;
@@ -335,24 +336,26 @@ export async function listItemsInStates(
     qa === "pending" ? isNull(campaignItems.qaReviewedAt) : qa === "done" ? sql`${campaignItems.qaReviewedAt} is not null` : undefined,
   );
   const [rows, total] = await Promise.all([
-    db
-      .select({
-        itemId: campaignItems.id,
-        trajectoryId: campaignItems.trajectoryId,
-        state: campaignItems.state,
-        itemNo: campaignItems.itemNo,
-        qaReviewedAt: campaignItems.qaReviewedAt,
-        externalTaskId: tasks.externalId,
-        site: tasks.site,
-        intent: tasks.intent,
-        runName: agentRuns.name,
-        model: agentRuns.model,
-        stepCount: trajectories.stepCount,
-      })
-      .from(campaignItems)
-      .innerJoin(trajectories, eq(trajectories.id, campaignItems.trajectoryId))
-      .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-      .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    withTaskAndRun(
+      db,
+      db
+        .select({
+          itemId: campaignItems.id,
+          trajectoryId: campaignItems.trajectoryId,
+          state: campaignItems.state,
+          itemNo: campaignItems.itemNo,
+          qaReviewedAt: campaignItems.qaReviewedAt,
+          externalTaskId: tasks.externalId,
+          site: tasks.site,
+          intent: tasks.intent,
+          runName: agentRuns.name,
+          model: agentRuns.model,
+          stepCount: trajectories.stepCount,
+        })
+        .from(campaignItems)
+        .innerJoin(trajectories, eq(trajectories.id, campaignItems.trajectoryId))
+        .$dynamic(),
+    )
       .where(where)
       .orderBy(...(disputedFirst ? [sql`case when ${campaignItems.state} = 'disputed' then 0 else 1 end`] : []), asc(campaignItems.id))
       .limit(page.limit)
@@ -556,7 +559,7 @@ export async function nextCandidates(
   db: Db,
   q: { campaignId: number; userId: string; needed: number; salt: number; skipped: boolean; offset: number; limit: number },
 ): Promise<{ itemId: number; trajectoryId: number; labelCount: number }[]> {
-  const { campaignItems, reservations, labels } = tablesOf(db);
+  const { campaignItems, reservations } = tablesOf(db);
   const build = (skipped: boolean) => {
     const skippedByUser = sql`exists (select 1 from ${reservations} s where s.item_id = ${campaignItems.id} and s.user_id = ${P("userId")} and s.status = 'skipped')`;
     // (id XOR salt) * 2654435761 mod 2^32; SQLite has no XOR, a ^ b = (a | b) - (a & b). The salt stays under 2^30
@@ -565,15 +568,7 @@ export async function nextCandidates(
     return db
       .select({ itemId: campaignItems.id, trajectoryId: campaignItems.trajectoryId, labelCount: campaignItems.labelCount })
       .from(campaignItems)
-      .where(
-        and(
-          eq(campaignItems.campaignId, P("campaignId")),
-          eq(campaignItems.state, "open"),
-          sql`${campaignItems.labelCount} < ${P("needed")}`,
-          sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${P("key")} and m.status = 'active')`,
-          skipped ? skippedByUser : sql`not ${skippedByUser}`,
-        ),
-      )
+      .where(and(openToAnnotator(db), skipped ? skippedByUser : sql`not ${skippedByUser}`))
       .orderBy(asc(campaignItems.labelCount), asc(order), asc(campaignItems.id))
       .limit(P("limit"))
       .offset(P("offset"));
@@ -667,28 +662,30 @@ export async function releaseReservations(db: Db, campaignId: number, userId: st
 }
 
 /**
+ * Open items of a campaign short of labels that the annotator has no active label on, as a prepared statement's
+ * condition: its placeholders are `campaignId`, `needed` (labels per item) and `key` (the annotator key).
+ */
+function openToAnnotator(db: Db) {
+  const { campaignItems, labels } = tablesOf(db);
+  return and(
+    eq(campaignItems.campaignId, P("campaignId")),
+    eq(campaignItems.state, "open"),
+    sql`${campaignItems.labelCount} < ${P("needed")}`,
+    sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${P("key")} and m.status = 'active')`,
+  );
+}
+
+/**
  * Items of a campaign the user could still label (open, short of labels, not labelled by them), for the queue
  * page's counter. Items other people hold right now are included: their reservations may lapse.
  */
 export async function remainingForUser(db: Db, campaignId: number, userId: string, needed: number): Promise<number> {
-  const { campaignItems, labels } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    "remainingForUser",
-    () =>
-      db
-        .select({ n: count() })
-        .from(campaignItems)
-        .where(
-          and(
-            eq(campaignItems.campaignId, P("campaignId")),
-            eq(campaignItems.state, "open"),
-            sql`${campaignItems.labelCount} < ${P("needed")}`,
-            sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${P("key")} and m.status = 'active')`,
-          ),
-        ),
-    { campaignId, needed, key: userAnnotatorKey(userId) },
-  );
+  const { campaignItems } = tablesOf(db);
+  const rows = await executePrepared(db, "remainingForUser", () => db.select({ n: count() }).from(campaignItems).where(openToAnnotator(db)), {
+    campaignId,
+    needed,
+    key: userAnnotatorKey(userId),
+  });
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -712,20 +709,20 @@ export async function trajectoryStepCount(db: Db, trajectoryId: number): Promise
 /** What import matching needs to know about every trajectory. */
 export async function trajectoryIdentities(db: Db) {
   const { trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
-  return db
-    .select({
-      id: trajectories.id,
-      stepCount: trajectories.stepCount,
-      externalTaskId: tasks.externalId,
-      benchmark: taskSets.benchmark,
-      taskSetName: taskSets.name,
-      model: agentRuns.model,
-      agentName: agentRuns.agentName,
-      runName: agentRuns.name,
-    })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
-    .orderBy(asc(trajectories.id));
+  return withTaskSetAndRun(
+    db,
+    db
+      .select({
+        id: trajectories.id,
+        stepCount: trajectories.stepCount,
+        externalTaskId: tasks.externalId,
+        benchmark: taskSets.benchmark,
+        taskSetName: taskSets.name,
+        model: agentRuns.model,
+        agentName: agentRuns.agentName,
+        runName: agentRuns.name,
+      })
+      .from(trajectories)
+      .$dynamic(),
+  ).orderBy(asc(trajectories.id));
 }

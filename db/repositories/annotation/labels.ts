@@ -14,6 +14,7 @@ import type {
 import { executePrepared } from "../prepared";
 import type { RegionMark } from "../../../server/domain/annotation/region-marks";
 import { userAnnotatorKey } from "./campaigns";
+import { withTaskSetAndRun } from "../trajectory-joins";
 
 const CHUNK = 500;
 const P = sql.placeholder;
@@ -337,41 +338,43 @@ export async function consolidationHistory(db: Db, itemId: number) {
 
 /** Labels of a campaign joined with trajectory identity and the item's consolidated label, in item order. */
 export async function exportLabelRows(db: Db, campaignId: number) {
-  const { labels, labelRevisions, campaignItems, trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
+  const { labels, labelRevisions, campaignItems, trajectories } = tablesOf(db);
   // True when a submit that is still in effect on the label was made after its annotator had seen evaluations.
   const afterReveal =
     sql<boolean>`exists (select 1 from ${labelRevisions} r where r.label_id = ${labels.id} and r.action = 'submit' and r.after_reveal and r.undone_by_revision_id is null)`.mapWith(
       Boolean,
     );
-  return db
-    .select({
-      label: labels,
-      itemState: campaignItems.state,
-      itemNo: campaignItems.itemNo,
-      trajectoryId: trajectories.id,
-      afterReveal,
-      ...exportedTrajectoryColumns(db),
-    })
-    .from(labels)
-    .innerJoin(campaignItems, eq(campaignItems.id, labels.itemId))
-    .innerJoin(trajectories, eq(trajectories.id, labels.trajectoryId))
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+  return withTaskSetAndRun(
+    db,
+    db
+      .select({
+        label: labels,
+        itemState: campaignItems.state,
+        itemNo: campaignItems.itemNo,
+        trajectoryId: trajectories.id,
+        afterReveal,
+        ...exportedTrajectoryColumns(db),
+      })
+      .from(labels)
+      .innerJoin(campaignItems, eq(campaignItems.id, labels.itemId))
+      .innerJoin(trajectories, eq(trajectories.id, labels.trajectoryId))
+      .$dynamic(),
+  )
     .where(and(eq(labels.campaignId, campaignId), eq(labels.status, "active")))
     .orderBy(asc(labels.itemId), asc(labels.id));
 }
 
 export async function exportConsolidatedRows(db: Db, campaignId: number) {
-  const { consolidatedLabels, campaignItems, trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
-  return db
-    .select({ consolidated: consolidatedLabels, itemState: campaignItems.state, itemNo: campaignItems.itemNo, ...exportedTrajectoryColumns(db) })
-    .from(consolidatedLabels)
-    .innerJoin(campaignItems, eq(campaignItems.id, consolidatedLabels.itemId))
-    .innerJoin(trajectories, eq(trajectories.id, consolidatedLabels.trajectoryId))
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+  const { consolidatedLabels, campaignItems, trajectories } = tablesOf(db);
+  return withTaskSetAndRun(
+    db,
+    db
+      .select({ consolidated: consolidatedLabels, itemState: campaignItems.state, itemNo: campaignItems.itemNo, ...exportedTrajectoryColumns(db) })
+      .from(consolidatedLabels)
+      .innerJoin(campaignItems, eq(campaignItems.id, consolidatedLabels.itemId))
+      .innerJoin(trajectories, eq(trajectories.id, consolidatedLabels.trajectoryId))
+      .$dynamic(),
+  )
     .where(eq(consolidatedLabels.campaignId, campaignId))
     .orderBy(asc(consolidatedLabels.itemId));
 }

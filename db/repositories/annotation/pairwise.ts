@@ -47,25 +47,24 @@ export async function pairwiseItemByNumber(db: Db, campaignId: number, itemNo: n
   );
 }
 
+/** Items of a campaign short of their answers that the user has not answered: what they may still be given. */
+function openToUser(db: Db, campaignId: number, userId: string, answersPerItem: number) {
+  const { pairwiseItems, pairwiseAnswers } = tablesOf(db);
+  const answeredByUser = db
+    .select({ one: sql`1` })
+    .from(pairwiseAnswers)
+    .where(and(eq(pairwiseAnswers.itemId, pairwiseItems.id), eq(pairwiseAnswers.userId, userId)));
+  return and(eq(pairwiseItems.campaignId, campaignId), sql`${pairwiseItems.answerCount} < ${answersPerItem}`, notExists(answeredByUser));
+}
+
 /** The item the user should answer next: not answered by them, fewest answers first, then by item number. */
 export async function nextPairwiseItemFor(db: Db, campaignId: number, userId: string, answersPerItem: number): Promise<PairwiseItemRow | undefined> {
-  const { pairwiseItems, pairwiseAnswers } = tablesOf(db);
+  const { pairwiseItems } = tablesOf(db);
   return first(
     db
       .select()
       .from(pairwiseItems)
-      .where(
-        and(
-          eq(pairwiseItems.campaignId, campaignId),
-          sql`${pairwiseItems.answerCount} < ${answersPerItem}`,
-          notExists(
-            db
-              .select({ one: sql`1` })
-              .from(pairwiseAnswers)
-              .where(and(eq(pairwiseAnswers.itemId, pairwiseItems.id), eq(pairwiseAnswers.userId, userId))),
-          ),
-        ),
-      )
+      .where(openToUser(db, campaignId, userId, answersPerItem))
       .orderBy(asc(pairwiseItems.answerCount), asc(pairwiseItems.itemNo))
       .limit(1),
   );
@@ -73,23 +72,12 @@ export async function nextPairwiseItemFor(db: Db, campaignId: number, userId: st
 
 /** How many pairs the user can still answer: items short of their answers that the user has not answered. */
 export async function pairwiseRemainingFor(db: Db, campaignId: number, userId: string, answersPerItem: number): Promise<number> {
-  const { pairwiseItems, pairwiseAnswers } = tablesOf(db);
+  const { pairwiseItems } = tablesOf(db);
   const row = await first(
     db
       .select({ n: count() })
       .from(pairwiseItems)
-      .where(
-        and(
-          eq(pairwiseItems.campaignId, campaignId),
-          sql`${pairwiseItems.answerCount} < ${answersPerItem}`,
-          notExists(
-            db
-              .select({ one: sql`1` })
-              .from(pairwiseAnswers)
-              .where(and(eq(pairwiseAnswers.itemId, pairwiseItems.id), eq(pairwiseAnswers.userId, userId))),
-          ),
-        ),
-      ),
+      .where(openToUser(db, campaignId, userId, answersPerItem)),
   );
   return Number(row?.n ?? 0);
 }

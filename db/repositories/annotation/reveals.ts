@@ -5,6 +5,7 @@
 import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import { affectedRows, first, tablesOf, type Db } from "../../database";
 import type { LabelRevealRow, labelReveals as RevealsTable } from "../../schema/index";
+import { withTaskAndRun } from "../trajectory-joins";
 
 export async function revealOfLabel(db: Db, labelId: number): Promise<LabelRevealRow | undefined> {
   const { labelReveals } = tablesOf(db);
@@ -38,20 +39,22 @@ export async function setRevealDecision(
 /** A campaign's reveals (every campaign's when none is given) with each trajectory's task and agent, in item order. */
 export async function revealRowsOfCampaign(db: Db, campaignId?: number) {
   const { labelReveals, campaignItems, trajectories, tasks, agentRuns } = tablesOf(db);
-  return db
-    .select({
-      reveal: labelReveals,
-      itemNo: campaignItems.itemNo,
-      taskId: trajectories.taskId,
-      externalTaskId: tasks.externalId,
-      agentName: agentRuns.agentName,
-      runName: agentRuns.name,
-    })
-    .from(labelReveals)
-    .innerJoin(campaignItems, eq(campaignItems.id, labelReveals.itemId))
-    .innerJoin(trajectories, eq(trajectories.id, labelReveals.trajectoryId))
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+  return withTaskAndRun(
+    db,
+    db
+      .select({
+        reveal: labelReveals,
+        itemNo: campaignItems.itemNo,
+        taskId: trajectories.taskId,
+        externalTaskId: tasks.externalId,
+        agentName: agentRuns.agentName,
+        runName: agentRuns.name,
+      })
+      .from(labelReveals)
+      .innerJoin(campaignItems, eq(campaignItems.id, labelReveals.itemId))
+      .innerJoin(trajectories, eq(trajectories.id, labelReveals.trajectoryId))
+      .$dynamic(),
+  )
     .where(campaignId === undefined ? undefined : eq(labelReveals.campaignId, campaignId))
     .orderBy(asc(labelReveals.campaignId), asc(labelReveals.itemId), asc(labelReveals.id));
 }

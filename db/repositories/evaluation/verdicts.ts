@@ -436,22 +436,24 @@ export async function deleteVerdicts(db: Db, f: VerdictFilter): Promise<number> 
   return affectedRows(await db.delete(t.evaluatorVerdicts).where(where));
 }
 
-/**
- * Replaces the verdicts an import brought for one trajectory (origin "import") with `verdicts`; verdicts Verdict
- * computed itself are left alone. Used by ingest when a trajectory is created or its source changed.
- */
+/** Which evaluator gave which verdict on which trajectory: the columns a verdict is listed by. */
+export function verdictSummaryColumns(db: Db) {
+  const { evaluatorVerdicts } = tablesOf(db);
+  return {
+    trajectoryId: evaluatorVerdicts.trajectoryId,
+    evaluatorKey: evaluatorVerdicts.evaluatorKey,
+    evaluatorName: evaluatorVerdicts.evaluatorName,
+    k: evaluatorVerdicts.k,
+    promptVersion: evaluatorVerdicts.promptVersion,
+    verdict: evaluatorVerdicts.verdict,
+  };
+}
+
 /** Verdicts stored as one of several runs of a judge (prompt version "run:<file>"), optionally of one evaluator. */
 export async function listJudgeRunVerdicts(db: Db, evaluatorKey?: string) {
   const { evaluatorVerdicts } = tablesOf(db);
   return db
-    .select({
-      trajectoryId: evaluatorVerdicts.trajectoryId,
-      evaluatorKey: evaluatorVerdicts.evaluatorKey,
-      evaluatorName: evaluatorVerdicts.evaluatorName,
-      k: evaluatorVerdicts.k,
-      promptVersion: evaluatorVerdicts.promptVersion,
-      verdict: evaluatorVerdicts.verdict,
-    })
+    .select(verdictSummaryColumns(db))
     .from(evaluatorVerdicts)
     .where(
       and(sql`${evaluatorVerdicts.promptVersion} like 'run:%'`, evaluatorKey === undefined ? undefined : eq(evaluatorVerdicts.evaluatorKey, evaluatorKey)),
@@ -467,6 +469,10 @@ export async function importedVerdictsOf(db: Db, trajectoryId: number): Promise<
     .where(and(eq(evaluatorVerdicts.trajectoryId, trajectoryId), eq(evaluatorVerdicts.origin, "import")));
 }
 
+/**
+ * Replaces the verdicts an import brought for one trajectory (origin "import") with `verdicts`; verdicts Verdict
+ * computed itself are left alone. Used by ingest when a trajectory is created or its source changed.
+ */
 export async function replaceImportedVerdicts(db: Db, trajectoryId: number, verdicts: VerdictValues[]): Promise<void> {
   const { evaluatorVerdicts } = tablesOf(db);
   const replace = async () => {

@@ -6,6 +6,7 @@
  */
 import { and, asc, count, eq, inArray, sql } from "drizzle-orm";
 import { tablesOf, type Db } from "../../database";
+import { verdictSummaryColumns } from "../evaluation/verdicts";
 
 /** Groups of imported trajectories (of these source formats) with equal content hashes, ids ascending. */
 export async function duplicateContentGroups(db: Db, formats: string[]): Promise<{ contentHash: string; ids: number[] }[]> {
@@ -82,15 +83,7 @@ export async function holdingsOf(db: Db, ids: number[]): Promise<Map<number, Tra
     .groupBy(labels.trajectoryId);
   for (const c of labelCounts) out.get(c.trajectoryId)!.labels = Number(c.n);
   const verdicts = await db
-    .select({
-      id: evaluatorVerdicts.id,
-      trajectoryId: evaluatorVerdicts.trajectoryId,
-      evaluatorKey: evaluatorVerdicts.evaluatorKey,
-      evaluatorName: evaluatorVerdicts.evaluatorName,
-      k: evaluatorVerdicts.k,
-      promptVersion: evaluatorVerdicts.promptVersion,
-      verdict: evaluatorVerdicts.verdict,
-    })
+    .select({ id: evaluatorVerdicts.id, ...verdictSummaryColumns(db) })
     .from(evaluatorVerdicts)
     .where(inArray(evaluatorVerdicts.trajectoryId, ids))
     .orderBy(asc(evaluatorVerdicts.id));

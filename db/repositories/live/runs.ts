@@ -6,11 +6,12 @@
  * one as they are recorded. Writes made on behalf of a job check, in the same transaction, that the worker still
  * holds the job's lease, so a worker that lost its job (lease expired, taken over) cannot write over the new attempt.
  */
-import { and, asc, desc, eq, inArray, like, sql, type SQLWrapper } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, like, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { affectedRows, first, sqlFor, tablesOf, withTransaction, type Db } from "../../database";
+import { insertMissingScreenshots, type ScreenshotValues } from "../screenshots";
 import { trajectoryWhere, type StepValues, type TrajectoryFilter } from "../trajectories";
-
 import { LIVE_JOB_TYPE, LIVE_RUN_KEY_PREFIX, liveGroupKey } from "../../../server/domain/live/live-jobs";
+import { withTaskAndRun } from "../trajectory-joins";
 
 export { LIVE_JOB_TYPE, LIVE_RUN_KEY_PREFIX, liveGroupKey };
 
@@ -98,23 +99,15 @@ export async function startLiveTrajectory(
   });
 }
 
-export interface ScreenshotValues {
-  hash: string;
-  mime: string;
-  width: number;
-  height: number;
-  bytes: number;
-}
-
 /**
  * Adds one recorded step (its screenshot files are already in the store). A short transaction of database work
  * only: the browser and the model are never waited on inside it.
  */
 export async function appendLiveStep(db: Db, lease: LeaseRef, trajectoryId: number, step: StepValues, images: ScreenshotValues[]): Promise<void> {
-  const { screenshots, steps, trajectories } = tablesOf(db);
+  const { steps, trajectories } = tablesOf(db);
   await withTransaction(db, async () => {
     if (!(await holdsLease(db, lease.jobId, lease.owner))) throw new LeaseLostError(lease.jobId);
-    for (const img of images) await db.insert(screenshots).values(img).onConflictDoNothing();
+    await insertMissingScreenshots(db, images);
     await db.insert(steps).values({ ...step, trajectoryId });
     await db
       .update(trajectories)
@@ -347,26 +340,26 @@ export interface TaskRef {
   taskSetName: string;
 }
 
-export async function tasksByIds(db: Db, ids: number[]): Promise<TaskRef[]> {
-  if (!ids.length) return [];
+/** Tasks with their set's name, where `where` holds. */
+function taskRefs(db: Db, where: SQL | undefined) {
   const { tasks, taskSets } = tablesOf(db);
   return db
     .select({ id: tasks.id, externalId: tasks.externalId, startUrl: tasks.startUrl, taskSetName: taskSets.name })
     .from(tasks)
     .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
-    .where(inArray(tasks.id, ids))
-    .orderBy(asc(tasks.id));
+    .where(where);
+}
+
+export async function tasksByIds(db: Db, ids: number[]): Promise<TaskRef[]> {
+  if (!ids.length) return [];
+  const { tasks } = tablesOf(db);
+  return taskRefs(db, inArray(tasks.id, ids)).orderBy(asc(tasks.id));
 }
 
 /** A set's tasks by site then id; tasks without a site come first on both engines (SQLite's order). */
 export async function tasksOfSet(db: Db, taskSetId: number): Promise<TaskRef[]> {
-  const { tasks, taskSets } = tablesOf(db);
-  return db
-    .select({ id: tasks.id, externalId: tasks.externalId, startUrl: tasks.startUrl, taskSetName: taskSets.name })
-    .from(tasks)
-    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
-    .where(eq(tasks.taskSetId, taskSetId))
-    .orderBy(sql`${tasks.site} asc nulls first`, asc(tasks.externalId));
+  const { tasks } = tablesOf(db);
+  return taskRefs(db, eq(tasks.taskSetId, taskSetId)).orderBy(sql`${tasks.site} asc nulls first`, asc(tasks.externalId));
 }
 
 export async function findTaskSetByName(db: Db, name: string) {
@@ -376,12 +369,8 @@ export async function findTaskSetByName(db: Db, name: string) {
 
 /** Distinct tasks of the trajectories a list filter selects (the trajectory list's filters, reused to pick tasks). */
 export async function taskIdsOfTrajectories(db: Db, filter: TrajectoryFilter, limit: number): Promise<number[]> {
-  const { agentRuns, tasks, trajectories } = tablesOf(db);
-  const rows = await db
-    .selectDistinct({ id: tasks.id })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+  const { tasks, trajectories } = tablesOf(db);
+  const rows = await withTaskAndRun(db, db.selectDistinct({ id: tasks.id }).from(trajectories).$dynamic())
     .where(trajectoryWhere(filter))
     .orderBy(asc(tasks.id))
     .limit(limit);
