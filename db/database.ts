@@ -24,8 +24,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type BetterSqlite3 from "better-sqlite3";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { drizzle as drizzleSqliteProxy, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
-import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import { DrizzleQueryError, QueryPromise, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { SQLiteSyncDialect, type AnySQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import { DrizzleQueryError, QueryPromise, getTableColumns, sql, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
 import type pg from "pg";
 import * as sqliteSchema from "./schema/index";
 import * as pgSchema from "./schema-pg/index";
@@ -415,6 +415,22 @@ export async function executePrepared<R>(db: Db, name: string, build: () => Prep
 /** The first row of a query's result, or undefined (add `.limit(1)` to the query). */
 export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
   return (await rows)[0];
+}
+
+/** Some of a table's columns by name, to select: `db.select(pickColumns(users, ["id", "name"]))`. */
+export function pickColumns<T extends Table, K extends keyof T["_"]["columns"] & string>(table: T, names: readonly K[]): Pick<T["_"]["columns"], K> {
+  const columns = getTableColumns(table);
+  return Object.fromEntries(names.map((name) => [name, columns[name]])) as Pick<T["_"]["columns"], K>;
+}
+
+/** Inserts one row into a table with an integer `id` and returns the id it was given. */
+export async function insertReturningId<T extends SQLiteTable & { id: AnySQLiteColumn<{ data: number; notNull: true }> }>(
+  db: Db,
+  table: T,
+  values: SQLiteInsertValue<T>,
+): Promise<number> {
+  const [row] = await db.insert(table).values(values).returning({ id: table.id });
+  return row!.id;
 }
 
 /** How many rows an INSERT/UPDATE/DELETE without RETURNING changed, on either engine. */

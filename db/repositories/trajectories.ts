@@ -4,7 +4,7 @@
  */
 import { and, asc, count, desc, eq, gt, gte, inArray, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { dialectOf, first, rawAll, tablesOf, type Db, type Dialect, type Tables } from "../database";
+import { pickColumns, dialectOf, first, rawAll, tablesOf, type Db, type Dialect, type Tables } from "../database";
 import * as staticTables from "../schema/index";
 import type { StepRow, steps as stepsTable } from "../schema/index";
 import { annotatorTrajectoryIdsSql, browsableByIdSql } from "./access/blind-rule";
@@ -524,15 +524,7 @@ export interface StepScreenshot {
 
 /** The columns a StepScreenshot is read from. */
 function stepScreenshotColumns(db: Db) {
-  const { screenshots } = tablesOf(db);
-  return {
-    hash: screenshots.hash,
-    mime: screenshots.mime,
-    width: screenshots.width,
-    height: screenshots.height,
-    bytes: screenshots.bytes,
-    dhash: screenshots.dhash,
-  };
+  return pickColumns(tablesOf(db).screenshots, ["hash", "mime", "width", "height", "bytes", "dhash"]);
 }
 
 /** Pixel sizes of the given screenshots, keyed by hash (for a window of steps). */

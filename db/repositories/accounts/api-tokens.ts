@@ -3,7 +3,7 @@
  * listing an owner or admin sees, revocation and the last-use stamp.
  */
 import { and, desc, eq, isNull, lt, or } from "drizzle-orm";
-import { affectedRows, first, tablesOf, type Db } from "../../database";
+import { insertReturningId, affectedRows, first, tablesOf, type Db } from "../../database";
 import type { ApiTokenRow, Role } from "../../schema/index";
 import type { ApiTokenScope } from "../../../server/domain/access/api-tokens";
 
@@ -18,9 +18,7 @@ export interface NewApiToken {
 }
 
 export async function insertApiToken(db: Db, v: NewApiToken): Promise<number> {
-  const { apiTokens } = tablesOf(db);
-  const [row] = await db.insert(apiTokens).values(v).returning({ id: apiTokens.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).apiTokens, v);
 }
 
 /** A token row with its owner as the owner is now (role, deactivation), found by its public id. */

@@ -4,7 +4,7 @@
  * account that lost a race are plain deletes.
  */
 import { and, asc, count, eq, gt, inArray, isNull, ne } from "drizzle-orm";
-import { affectedRows, first, tablesOf, withTransaction, type Db } from "../../database";
+import { pickColumns, insertReturningId, affectedRows, first, tablesOf, withTransaction, type Db } from "../../database";
 import type { InvitationRow, invitations as invitationsTable, Role } from "../../schema/index";
 
 export interface UserSummary {
@@ -17,15 +17,7 @@ export interface UserSummary {
 }
 
 function summaryColumns(db: Db) {
-  const { users } = tablesOf(db);
-  return {
-    id: users.id,
-    name: users.name,
-    email: users.email,
-    role: users.role,
-    banned: users.banned,
-    createdAt: users.createdAt,
-  };
+  return pickColumns(tablesOf(db).users, ["id", "name", "email", "role", "banned", "createdAt"]);
 }
 
 function toSummary(r: { id: string; name: string; email: string; role: Role; banned: boolean | null; createdAt: Date }): UserSummary {
@@ -113,9 +105,7 @@ export async function countAdmins(db: Db): Promise<number> {
 export type NewInvitation = typeof invitationsTable.$inferInsert;
 
 export async function insertInvitation(db: Db, v: NewInvitation): Promise<number> {
-  const { invitations } = tablesOf(db);
-  const [row] = await db.insert(invitations).values(v).returning({ id: invitations.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).invitations, v);
 }
 
 /** An invitation that can still be accepted (not used, not revoked, not expired). */

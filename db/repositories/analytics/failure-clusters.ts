@@ -5,7 +5,7 @@
  * and PostgreSQL.
  */
 import { desc, eq, inArray, sql } from "drizzle-orm";
-import { first, rawAll, tablesOf, type Db } from "../../database";
+import { insertReturningId, first, rawAll, tablesOf, type Db } from "../../database";
 import { withTaskAndRun } from "../trajectory-joins";
 
 /** Ids per query: well under SQLite's parameter limit. */
@@ -121,9 +121,7 @@ export interface ClusterRunRow {
 }
 
 export async function insertClusterRun(db: Db, v: { slice: unknown; result: unknown; createdBy: string; createdByName: string }): Promise<number> {
-  const { failureClusterRuns } = tablesOf(db);
-  const [row] = await db.insert(failureClusterRuns).values(v).returning({ id: failureClusterRuns.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).failureClusterRuns, v);
 }
 
 export async function getClusterRun(db: Db, id: number): Promise<ClusterRunRow | undefined> {

@@ -5,7 +5,7 @@
  * calls these inside one `withTransaction`.
  */
 import { and, asc, count, desc, eq, gt, inArray, isNull, max, ne, sql } from "drizzle-orm";
-import { affectedRows, dialectOf, first, rawGet, rawRun, tablesOf, type Db } from "../../database";
+import { insertReturningId, affectedRows, dialectOf, first, rawGet, rawRun, tablesOf, type Db } from "../../database";
 import type { CampaignItemRow, CampaignRow } from "../../schema/index";
 import type { annotationCampaigns } from "../../schema/index";
 import type { ItemState } from "../../../server/domain/annotation/label-schema";
@@ -30,9 +30,7 @@ export function importedAnnotatorKey(name: string): string {
 export type CampaignValues = typeof annotationCampaigns.$inferInsert;
 
 export async function insertCampaign(db: Db, v: CampaignValues): Promise<number> {
-  const { annotationCampaigns } = tablesOf(db);
-  const [row] = await db.insert(annotationCampaigns).values(v).returning({ id: annotationCampaigns.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).annotationCampaigns, v);
 }
 
 export async function updateCampaign(db: Db, id: number, patch: Partial<CampaignValues>): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import { and, asc, desc, eq, inArray, ne } from "drizzle-orm";
 import type { RuleAction, RuleTrigger } from "../../../server/domain/automation/rules";
-import { tablesOf, type Db } from "../../database";
+import { insertReturningId, tablesOf, type Db } from "../../database";
 import type { AutomationRuleRow, AutomationRuleRunRow } from "../../schema/index";
 
 export interface RuleValues {
@@ -38,9 +38,7 @@ export async function getRuleByName(db: Db, name: string): Promise<AutomationRul
 }
 
 export async function insertRule(db: Db, v: RuleValues & { createdBy: string | null }): Promise<number> {
-  const { automationRules } = tablesOf(db);
-  const [row] = await db.insert(automationRules).values(v).returning({ id: automationRules.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).automationRules, v);
 }
 
 export async function updateRule(db: Db, id: number, patch: Partial<RuleValues>): Promise<void> {
@@ -65,9 +63,7 @@ export async function enabledRulesFor(db: Db, trigger: RuleTrigger): Promise<Aut
 }
 
 export async function insertRuleRun(db: Db, v: RuleRunValues): Promise<number> {
-  const { automationRuleRuns } = tablesOf(db);
-  const [row] = await db.insert(automationRuleRuns).values(v).returning({ id: automationRuleRuns.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).automationRuleRuns, v);
 }
 
 /** A rule's runs, newest first. */

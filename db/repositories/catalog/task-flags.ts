@@ -3,7 +3,7 @@
  * newest revision. Written once for SQLite and PostgreSQL.
  */
 import { and, asc, eq, inArray, max, ne, type SQL } from "drizzle-orm";
-import { tablesOf, type Db } from "../../database";
+import { pickColumns, insertReturningId, tablesOf, type Db } from "../../database";
 
 export interface TaskFlagRevision {
   id: number;
@@ -28,23 +28,10 @@ export async function insertTaskFlag(
   db: Db,
   v: { taskId: number; status: string; reason: string; evidenceUrl: string | null; userId: string | null; userName: string },
 ): Promise<number> {
-  const { taskFlags } = tablesOf(db);
-  const [row] = await db.insert(taskFlags).values(v).returning({ id: taskFlags.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).taskFlags, v);
 }
 
-const revisionColumns = (db: Db) => {
-  const { taskFlags } = tablesOf(db);
-  return {
-    id: taskFlags.id,
-    taskId: taskFlags.taskId,
-    status: taskFlags.status,
-    reason: taskFlags.reason,
-    evidenceUrl: taskFlags.evidenceUrl,
-    userName: taskFlags.userName,
-    createdAt: taskFlags.createdAt,
-  };
-};
+const revisionColumns = (db: Db) => pickColumns(tablesOf(db).taskFlags, ["id", "taskId", "status", "reason", "evidenceUrl", "userName", "createdAt"]);
 
 /** Every revision of one task, oldest first. */
 export async function taskFlagHistory(db: Db, taskId: number): Promise<TaskFlagRevision[]> {

@@ -4,7 +4,7 @@
  * verdicts of a judge under several prompt versions.
  */
 import { and, asc, count, desc, eq, inArray, max } from "drizzle-orm";
-import { first, tablesOf, type Db } from "../../database";
+import { insertReturningId, first, tablesOf, type Db } from "../../database";
 import type { judgeAlignments, judgePromptVersions, judgeStressTests, JudgeAlignmentRow, JudgePromptVersionRow, JudgeStressTestRow } from "../../schema/index";
 
 // ---- alignment studies ----
@@ -12,9 +12,7 @@ import type { judgeAlignments, judgePromptVersions, judgeStressTests, JudgeAlign
 export type JudgeAlignmentValues = Omit<typeof judgeAlignments.$inferInsert, "id" | "createdAt">;
 
 export async function insertAlignment(db: Db, v: JudgeAlignmentValues): Promise<number> {
-  const { judgeAlignments } = tablesOf(db);
-  const [row] = await db.insert(judgeAlignments).values(v).returning({ id: judgeAlignments.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).judgeAlignments, v);
 }
 
 export async function getAlignment(db: Db, id: number): Promise<JudgeAlignmentRow | undefined> {
@@ -72,9 +70,7 @@ export async function listAlignments(db: Db, limit = 100) {
 export type JudgePromptVersionValues = Omit<typeof judgePromptVersions.$inferInsert, "id" | "createdAt">;
 
 export async function insertPromptVersion(db: Db, v: JudgePromptVersionValues): Promise<number> {
-  const { judgePromptVersions } = tablesOf(db);
-  const [row] = await db.insert(judgePromptVersions).values(v).returning({ id: judgePromptVersions.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).judgePromptVersions, v);
 }
 
 export async function getPromptVersion(db: Db, id: number): Promise<(JudgePromptVersionRow & { judgeConfigId: number }) | undefined> {
@@ -133,9 +129,7 @@ export async function alignmentBatches(db: Db, alignmentId: number) {
 export type JudgeStressTestValues = Omit<typeof judgeStressTests.$inferInsert, "id" | "createdAt">;
 
 export async function insertStressTest(db: Db, v: JudgeStressTestValues): Promise<number> {
-  const { judgeStressTests } = tablesOf(db);
-  const [row] = await db.insert(judgeStressTests).values(v).returning({ id: judgeStressTests.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).judgeStressTests, v);
 }
 
 export async function updateStressTest(db: Db, id: number, patch: Partial<JudgeStressTestValues>): Promise<void> {

@@ -4,8 +4,8 @@
  * API keys: `getJudgeApiKey` is the only function that reads `judge_config_secrets`; everything else returns
  * configurations without a key (with `hasStoredKey` at most), so a router or an export cannot leak one.
  */
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { affectedRows, first, tablesOf, withTransaction, type Db, type Tables } from "../../database";
+import { and, asc, count, desc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import { pickColumns, insertReturningId, affectedRows, first, tablesOf, withTransaction, type Db, type Tables } from "../../database";
 import type { evaluatorVerdicts, judgeBatches, judgeConfigs, EvaluatorVerdictRow, JudgeBatchRow, JudgeConfigRow } from "../../schema/index";
 
 // ---- judge configurations ----
@@ -24,9 +24,7 @@ function withKeyFlag(row: JudgeConfigRow & { storedKey: number | boolean }): Pub
 }
 
 export async function insertJudgeConfig(db: Db, v: JudgeConfigValues): Promise<number> {
-  const { judgeConfigs } = tablesOf(db);
-  const [row] = await db.insert(judgeConfigs).values(v).returning({ id: judgeConfigs.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).judgeConfigs, v);
 }
 
 export async function updateJudgeConfig(db: Db, id: number, patch: Partial<JudgeConfigValues>): Promise<void> {
@@ -42,58 +40,28 @@ export async function deleteJudgeConfig(db: Db, id: number): Promise<boolean> {
   return affectedRows(await db.delete(judgeConfigs).where(eq(judgeConfigs.id, id))) > 0;
 }
 
-export async function getJudgeConfig(db: Db, id: number): Promise<PublicJudgeConfig | undefined> {
+/** Judge configurations as they may be shown: every column (the key is kept in another table) and whether a key is stored. */
+function publicConfigs(db: Db) {
   const t = tablesOf(db);
-  const row = await first(
-    db
-      .select({ ...getTableColumns(t), storedKey: hasStoredKey(t) })
-      .from(t.judgeConfigs)
-      .where(eq(t.judgeConfigs.id, id))
-      .limit(1),
-  );
+  return db.select({ ...getTableColumns(t.judgeConfigs), storedKey: hasStoredKey(t) }).from(t.judgeConfigs);
+}
+
+export async function getJudgeConfig(db: Db, id: number): Promise<PublicJudgeConfig | undefined> {
+  const { judgeConfigs } = tablesOf(db);
+  const row = await first(publicConfigs(db).where(eq(judgeConfigs.id, id)).limit(1));
   return row ? withKeyFlag(row) : undefined;
 }
 
 export async function getJudgeConfigByName(db: Db, name: string): Promise<PublicJudgeConfig | undefined> {
-  const t = tablesOf(db);
-  const row = await first(
-    db
-      .select({ ...getTableColumns(t), storedKey: hasStoredKey(t) })
-      .from(t.judgeConfigs)
-      .where(eq(t.judgeConfigs.name, name))
-      .limit(1),
-  );
+  const { judgeConfigs } = tablesOf(db);
+  const row = await first(publicConfigs(db).where(eq(judgeConfigs.name, name)).limit(1));
   return row ? withKeyFlag(row) : undefined;
 }
 
 export async function listJudgeConfigs(db: Db): Promise<PublicJudgeConfig[]> {
-  const t = tablesOf(db);
-  const rows = await db
-    .select({ ...getTableColumns(t), storedKey: hasStoredKey(t) })
-    .from(t.judgeConfigs)
-    .orderBy(asc(t.judgeConfigs.name), asc(t.judgeConfigs.id));
+  const { judgeConfigs } = tablesOf(db);
+  const rows = await publicConfigs(db).orderBy(asc(judgeConfigs.name), asc(judgeConfigs.id));
   return rows.map(withKeyFlag);
-}
-
-function getTableColumns({ judgeConfigs }: Tables) {
-  return {
-    id: judgeConfigs.id,
-    name: judgeConfigs.name,
-    baseUrl: judgeConfigs.baseUrl,
-    model: judgeConfigs.model,
-    apiKeyEnv: judgeConfigs.apiKeyEnv,
-    temperature: judgeConfigs.temperature,
-    seed: judgeConfigs.seed,
-    maxOutputTokens: judgeConfigs.maxOutputTokens,
-    timeoutMs: judgeConfigs.timeoutMs,
-    maxRetries: judgeConfigs.maxRetries,
-    promptVersion: judgeConfigs.promptVersion,
-    options: judgeConfigs.options,
-    priceInputPerMTok: judgeConfigs.priceInputPerMTok,
-    priceOutputPerMTok: judgeConfigs.priceOutputPerMTok,
-    createdAt: judgeConfigs.createdAt,
-    updatedAt: judgeConfigs.updatedAt,
-  };
 }
 
 export async function setJudgeApiKey(db: Db, configId: number, apiKey: string): Promise<void> {
@@ -149,9 +117,7 @@ export async function saveJudgeEndpointSettings(db: Db, v: { allowedHosts: strin
 export type JudgeBatchValues = Omit<typeof judgeBatches.$inferInsert, "id" | "createdAt">;
 
 export async function insertJudgeBatch(db: Db, v: JudgeBatchValues): Promise<number> {
-  const { judgeBatches } = tablesOf(db);
-  const [row] = await db.insert(judgeBatches).values(v).returning({ id: judgeBatches.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).judgeBatches, v);
 }
 
 export async function updateJudgeBatch(db: Db, id: number, patch: Partial<JudgeBatchValues>): Promise<void> {
@@ -438,15 +404,7 @@ export async function deleteVerdicts(db: Db, f: VerdictFilter): Promise<number> 
 
 /** Which evaluator gave which verdict on which trajectory: the columns a verdict is listed by. */
 export function verdictSummaryColumns(db: Db) {
-  const { evaluatorVerdicts } = tablesOf(db);
-  return {
-    trajectoryId: evaluatorVerdicts.trajectoryId,
-    evaluatorKey: evaluatorVerdicts.evaluatorKey,
-    evaluatorName: evaluatorVerdicts.evaluatorName,
-    k: evaluatorVerdicts.k,
-    promptVersion: evaluatorVerdicts.promptVersion,
-    verdict: evaluatorVerdicts.verdict,
-  };
+  return pickColumns(tablesOf(db).evaluatorVerdicts, ["trajectoryId", "evaluatorKey", "evaluatorName", "k", "promptVersion", "verdict"]);
 }
 
 /** Verdicts stored as one of several runs of a judge (prompt version "run:<file>"), optionally of one evaluator. */

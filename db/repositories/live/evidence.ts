@@ -3,7 +3,7 @@
  * their steps: per-step tabs, start times and prompts, and each trajectory's HAR.
  */
 import { and, asc, eq } from "drizzle-orm";
-import { affectedRows, first, tablesOf, withTransaction, type Db } from "../../database";
+import { insertReturningId, affectedRows, first, tablesOf, withTransaction, type Db } from "../../database";
 import type { StoredDeploymentSite } from "../../schema/index";
 
 export async function listDeploymentProfileRows(db: Db) {
@@ -25,9 +25,7 @@ export async function findDeploymentProfileRowByName(db: Db, name: string) {
 export type DeploymentProfileRow = NonNullable<Awaited<ReturnType<typeof getDeploymentProfileRow>>>;
 
 export async function insertDeploymentProfile(db: Db, v: { name: string; description: string | null; sites: StoredDeploymentSite[] }): Promise<number> {
-  const { deploymentProfiles } = tablesOf(db);
-  const [row] = await db.insert(deploymentProfiles).values(v).returning({ id: deploymentProfiles.id });
-  return row!.id;
+  return insertReturningId(db, tablesOf(db).deploymentProfiles, v);
 }
 
 export async function updateDeploymentProfile(db: Db, id: number, v: { description: string | null; sites: StoredDeploymentSite[] }): Promise<void> {
