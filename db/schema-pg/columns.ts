@@ -29,6 +29,7 @@ import {
   text,
   uniqueIndex,
   type AnyPgColumn,
+  type ExtraConfigColumn,
 } from "drizzle-orm/pg-core";
 import type { SchemaKit } from "../schema/columns";
 
@@ -87,4 +88,6 @@ export const pgKit = {
   stamp: (name: string) => epochMs(name).notNull().default(nowMs),
   cascadeId,
   cascadeKey,
+  // The columns an index callback receives on PostgreSQL can be ordered; drizzle-kit records the order on the column.
+  desc: (column: ExtraConfigColumn) => column.desc(),
 } as unknown as SchemaKit;

@@ -1,6 +1,5 @@
-import { pgTable, text } from "drizzle-orm/pg-core";
+/** This database's identity on PostgreSQL, declared once in db/schema/instance.ts. */
+import { instanceTables } from "../schema/instance";
+import { pgKit } from "./columns";
 
-/** This database's identity (see db/schema/instance.ts); its row is made by the change-counter migration. */
-export const instanceInfo = pgTable("instance_info", {
-  id: text("id").primaryKey(),
-});
+export const { instanceInfo } = instanceTables(pgKit);

@@ -20,7 +20,7 @@ import type { RegionMark } from "../../server/domain/annotation/region-marks";
 import type { CampaignStatus } from "../../server/domain/annotation/campaign-status";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, timestamps, type SchemaKit, type TableRefs } from "./columns";
 
 export { CAMPAIGN_STATUSES, type CampaignStatus } from "../../server/domain/annotation/campaign-status";
 
@@ -42,10 +42,7 @@ export type LabelOrigin = "verdict" | "import";
 export type RevisionAction = "submit" | "undo" | "import";
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface AnnotationRefs {
-  users: typeof users;
-  trajectories: typeof trajectories;
-}
+export type AnnotationRefs = TableRefs<"users" | "trajectories">;
 
 /** Campaigns, the people allowed to label or review them, their items and the reservations handing items out. */
 function campaignTables(k: SchemaKit, { users, trajectories }: Pick<AnnotationRefs, "users" | "trajectories">) {
@@ -93,31 +90,26 @@ function campaignTables(k: SchemaKit, { users, trajectories }: Pick<AnnotationRe
     /** label: one trajectory per item, labelled with the schema; pairwise: two attempts at a task per item (db/schema/pairwise.ts). */
     kind: k.text("kind").$type<CampaignKind>().notNull().default("label"),
     createdBy: k.text("created_by").references(() => users.id, { onDelete: "set null" }),
-    createdAt: k.stamp("created_at"),
-    updatedAt: k.stamp("updated_at"),
+    ...timestamps(k),
   });
 
+  /** The people of one role in a campaign, one row each: deleting the campaign or the user removes it. */
+  const memberTable = <N extends string>(name: N) =>
+    k.table(
+      name,
+      {
+        campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
+        userId: k.cascadeKey("user_id", () => users.id),
+        addedAt: k.stamp("added_at"),
+      },
+      (t) => [k.primaryKey({ columns: [t.campaignId, t.userId] }), k.index(`${name}_user_idx`).on(t.userId)],
+    );
+
   /** Annotators designated as QA reviewers of a campaign (researchers and admins may review without this). */
-  const campaignQaReviewers = k.table(
-    "campaign_qa_reviewers",
-    {
-      campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
-      userId: k.cascadeKey("user_id", () => users.id),
-      addedAt: k.stamp("added_at"),
-    },
-    (t) => [k.primaryKey({ columns: [t.campaignId, t.userId] }), k.index("campaign_qa_reviewers_user_idx").on(t.userId)],
-  );
+  const campaignQaReviewers = memberTable("campaign_qa_reviewers");
 
   /** Who may label in a campaign. */
-  const campaignAnnotators = k.table(
-    "campaign_annotators",
-    {
-      campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
-      userId: k.cascadeKey("user_id", () => users.id),
-      addedAt: k.stamp("added_at"),
-    },
-    (t) => [k.primaryKey({ columns: [t.campaignId, t.userId] }), k.index("campaign_annotators_user_idx").on(t.userId)],
-  );
+  const campaignAnnotators = memberTable("campaign_annotators");
 
   const campaignItems = k.table(
     "campaign_items",
@@ -172,24 +164,45 @@ function campaignTables(k: SchemaKit, { users, trajectories }: Pick<AnnotationRe
   return { annotationCampaigns, campaignQaReviewers, campaignAnnotators, campaignItems, reservations };
 }
 
+/** What the label tables reference: the users and trajectories, and the campaigns and their items. */
+type CampaignItemRefs = AnnotationRefs & Pick<ReturnType<typeof campaignTables>, "annotationCampaigns" | "campaignItems">;
+
+/** The campaign, item and trajectory a label (or its consolidated label) is of; deleting any of them deletes it. */
+function itemRefColumns(k: SchemaKit, { trajectories, annotationCampaigns, campaignItems }: CampaignItemRefs) {
+  return {
+    campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
+    itemId: k.cascadeId("item_id", () => campaignItems.id),
+    trajectoryId: k.cascadeId("trajectory_id", () => trajectories.id),
+  };
+}
+
+/** What a label says of a trajectory: its verdict, the failure category and the first failing step, if any. */
+function verdictColumns(k: SchemaKit) {
+  return {
+    verdict: k.text("verdict").$type<LabelVerdict>().notNull(),
+    category: k.text("category"),
+    firstFailingStep: k.integer("first_failing_step"),
+  };
+}
+
+/** How sure a decider (adjudicator, QA reviewer) was, why the labels disagreed, and the QA decision. */
+function decisionColumns(k: SchemaKit) {
+  return {
+    confidence: k.text("confidence").$type<DecisionConfidence>(),
+    disagreementSource: k.text("disagreement_source").$type<DisagreementSource>(),
+    qaDecision: k.text("qa_decision").$type<QaDecision>(),
+  };
+}
+
 /** Labels and every revision of them. */
-function labelTables(
-  k: SchemaKit,
-  {
-    users,
-    trajectories,
-    annotationCampaigns,
-    campaignItems,
-  }: Pick<AnnotationRefs, "users" | "trajectories"> & Pick<ReturnType<typeof campaignTables>, "annotationCampaigns" | "campaignItems">,
-) {
+function labelTables(k: SchemaKit, refs: CampaignItemRefs) {
+  const { users, annotationCampaigns } = refs;
   /** The current label of one annotator on one campaign item. */
   const labels = k.table(
     "labels",
     {
       id: k.id(),
-      campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
-      itemId: k.cascadeId("item_id", () => campaignItems.id),
-      trajectoryId: k.cascadeId("trajectory_id", () => trajectories.id),
+      ...itemRefColumns(k, refs),
       /** "user:<user id>" for labels made here, "import:<name>" for imported ones: one label per annotator per item. */
       annotatorKey: k.text("annotator_key").notNull(),
       /** Null for imported labels (their annotators have no account). */
@@ -199,9 +212,7 @@ function labelTables(
       origin: k.text("origin").$type<LabelOrigin>().notNull(),
       /** active, or withdrawn after its first submit was undone (kept, never deleted). */
       status: k.text("status").$type<"active" | "withdrawn">().notNull().default("active"),
-      verdict: k.text("verdict").$type<LabelVerdict>().notNull(),
-      category: k.text("category"),
-      firstFailingStep: k.integer("first_failing_step"),
+      ...verdictColumns(k),
       note: k.text("note"),
       /** Answers to the campaign's own questions, by question id (null when it asks none). */
       answers: k.json("answers").$type<LabelAnswers>(),
@@ -214,8 +225,7 @@ function labelTables(
       /** Step indices the annotator opened before submitting (union over revisions), ascending. */
       stepsViewed: k.json("steps_viewed").$type<number[]>(),
       revision: k.integer("revision").notNull().default(1),
-      createdAt: k.stamp("created_at"),
-      updatedAt: k.stamp("updated_at"),
+      ...timestamps(k),
       /**
        * The labels change counter (db/schema/changes.ts) of the row's last counted write, set by its triggers: the
        * analytics read only the labels written since their copy and patch them in.
@@ -275,40 +285,28 @@ function labelTables(
 }
 
 /** Consolidated labels and their history, gold items, and the reveals of evaluations after labelling. */
-function consolidationTables(
-  k: SchemaKit,
-  {
-    users,
-    trajectories,
-    annotationCampaigns,
-    campaignItems,
-  }: Pick<AnnotationRefs, "users" | "trajectories"> & Pick<ReturnType<typeof campaignTables>, "annotationCampaigns" | "campaignItems">,
-) {
+function consolidationTables(k: SchemaKit, refs: CampaignItemRefs) {
+  const { users, trajectories, annotationCampaigns, campaignItems } = refs;
   /** The label each campaign item ends with: what judges are compared against. */
   const consolidatedLabels = k.table(
     "consolidated_labels",
     {
       id: k.id(),
-      campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
-      itemId: k.cascadeId("item_id", () => campaignItems.id),
-      trajectoryId: k.cascadeId("trajectory_id", () => trajectories.id),
-      verdict: k.text("verdict").$type<LabelVerdict>().notNull(),
-      category: k.text("category"),
-      firstFailingStep: k.integer("first_failing_step"),
+      ...itemRefColumns(k, refs),
+      ...verdictColumns(k),
       method: k.text("method").$type<ConsolidationMethod>().notNull(),
       adjudicatorId: k.text("adjudicator_id").references(() => users.id, { onDelete: "set null" }),
       adjudicatorName: k.text("adjudicator_name"),
       reason: k.text("reason"),
-      /** Adjudications and QA reviews: how sure the decider was, and why the labels disagreed (or were corrected). */
-      confidence: k.text("confidence").$type<DecisionConfidence>(),
-      disagreementSource: k.text("disagreement_source").$type<DisagreementSource>(),
-      /** Set once a QA reviewer confirmed or corrected this label. */
-      qaDecision: k.text("qa_decision").$type<QaDecision>(),
+      /**
+       * Adjudications and QA reviews: how sure the decider was, and why the labels disagreed (or were corrected); the
+       * QA decision is set once a QA reviewer confirmed or corrected this label.
+       */
+      ...decisionColumns(k),
       qaReviewerName: k.text("qa_reviewer_name"),
       /** The labels (id@revision) the decision was made from. */
       basedOn: k.json("based_on").$type<string[]>().notNull(),
-      createdAt: k.stamp("created_at"),
-      updatedAt: k.stamp("updated_at"),
+      ...timestamps(k),
     },
     (t) => [
       k.uniqueIndex("consolidated_labels_item_uq").on(t.itemId),
@@ -342,9 +340,7 @@ function consolidationTables(
       reason: k.text("reason"),
       /** "qa" for QA reviews; null for automatic consolidation and adjudication. */
       stage: k.text("stage").$type<"qa">(),
-      confidence: k.text("confidence").$type<DecisionConfidence>(),
-      disagreementSource: k.text("disagreement_source").$type<DisagreementSource>(),
-      qaDecision: k.text("qa_decision").$type<QaDecision>(),
+      ...decisionColumns(k),
       createdAt: k.stamp("created_at"),
     },
     (t) => [k.index("consolidation_events_item_idx").on(t.itemId, t.id)],
@@ -363,11 +359,11 @@ function consolidationTables(
         .primaryKey()
         .references(() => campaignItems.id, { onDelete: "cascade" }),
       campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
-      verdict: k.text("verdict").$type<LabelVerdict>().notNull(),
-      /** When set, a failure answer must also name this category to count as correct. */
-      category: k.text("category"),
-      /** The known answer's failure point and answers to the campaign's questions, as the protocol asks them. */
-      firstFailingStep: k.integer("first_failing_step"),
+      /**
+       * The known answer: a failure answer must also name its category, when set, to count as correct; its failure
+       * point and answers to the campaign's questions are as the protocol asks them.
+       */
+      ...verdictColumns(k),
       answers: k.json("answers").$type<LabelAnswers>(),
       source: k.text("source").$type<GoldSource>().notNull(),
       note: k.text("note"),

@@ -8,7 +8,7 @@
  */
 import type { ApiTokenScope } from "../../server/domain/access/api-tokens";
 import type { Role } from "../../server/domain/access/roles";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, timestamps, type SchemaKit } from "./columns";
 
 export { ROLES, type Role } from "../../server/domain/access/roles";
 
@@ -25,8 +25,7 @@ export function authTables(k: SchemaKit) {
     banned: k.flag("banned").default(false),
     banReason: k.text("ban_reason"),
     banExpires: k.time("ban_expires"),
-    createdAt: k.stamp("created_at"),
-    updatedAt: k.stamp("updated_at"),
+    ...timestamps(k),
   });
 
   const sessions = k.table(
@@ -35,8 +34,7 @@ export function authTables(k: SchemaKit) {
       id: k.text("id").primaryKey(),
       expiresAt: k.time("expires_at").notNull(),
       token: k.text("token").notNull().unique(),
-      createdAt: k.stamp("created_at"),
-      updatedAt: k.stamp("updated_at"),
+      ...timestamps(k),
       ipAddress: k.text("ip_address"),
       userAgent: k.text("user_agent"),
       userId: k.cascadeKey("user_id", () => users.id),
@@ -61,8 +59,7 @@ export function authTables(k: SchemaKit) {
       scope: k.text("scope"),
       /** better-auth's password hash (scrypt); never read outside better-auth. */
       password: k.text("password"),
-      createdAt: k.stamp("created_at"),
-      updatedAt: k.stamp("updated_at"),
+      ...timestamps(k),
     },
     (t) => [k.index("accounts_user_idx").on(t.userId)],
   );
@@ -74,8 +71,7 @@ export function authTables(k: SchemaKit) {
       identifier: k.text("identifier").notNull(),
       value: k.text("value").notNull(),
       expiresAt: k.time("expires_at").notNull(),
-      createdAt: k.stamp("created_at"),
-      updatedAt: k.stamp("updated_at"),
+      ...timestamps(k),
     },
     (t) => [k.index("verifications_identifier_idx").on(t.identifier)],
   );

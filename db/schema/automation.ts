@@ -7,13 +7,10 @@
 import type { RuleAction, RuleTrigger } from "../../server/domain/automation/rules";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, timestamps, type SchemaKit, type TableRefs } from "./columns";
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface AutomationRefs {
-  users: typeof users;
-  trajectories: typeof trajectories;
-}
+export type AutomationRefs = TableRefs<"users" | "trajectories">;
 
 /** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
 export function automationTables(k: SchemaKit, { users, trajectories }: AutomationRefs) {
@@ -29,8 +26,7 @@ export function automationTables(k: SchemaKit, { users, trajectories }: Automati
     enabled: k.flag("enabled").notNull().default(true),
     /** Whose rights the rule acts with; a rule whose author is gone is refused at its next run. */
     createdBy: k.text("created_by").references(() => users.id, { onDelete: "set null" }),
-    createdAt: k.stamp("created_at"),
-    updatedAt: k.stamp("updated_at"),
+    ...timestamps(k),
   });
 
   const automationRuleRuns = k.table(

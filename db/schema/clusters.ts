@@ -4,12 +4,10 @@
  * computed it; renaming and merging rewrite its `result`.
  */
 import { users } from "./auth";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, timestamps, type SchemaKit, type TableRefs } from "./columns";
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface ClusterRefs {
-  users: typeof users;
-}
+export type ClusterRefs = TableRefs<"users">;
 
 /** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
 export function clusterTables(k: SchemaKit, { users }: ClusterRefs) {
@@ -21,8 +19,7 @@ export function clusterTables(k: SchemaKit, { users }: ClusterRefs) {
     result: k.json("result").$type<unknown>().notNull(),
     createdBy: k.text("created_by").references(() => users.id, { onDelete: "set null" }),
     createdByName: k.text("created_by_name").notNull(),
-    createdAt: k.stamp("created_at"),
-    updatedAt: k.stamp("updated_at"),
+    ...timestamps(k),
   });
   return { failureClusterRuns };
 }

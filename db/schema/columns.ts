@@ -7,6 +7,7 @@
  * finds no change on either dialect).
  */
 import { sql } from "drizzle-orm";
+import type * as schema from "./index";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 
 /** A required integer reference to a row whose deletion deletes this one (a campaign, an item, a trajectory…). */
@@ -51,6 +52,20 @@ export const sqliteKit = {
   stamp: <N extends string>(name: N) => integer(name, { mode: "timestamp_ms" }).notNull().default(nowMs),
   cascadeId,
   cascadeKey,
+  /** An index key in descending order. */
+  desc: (column: AnySQLiteColumn) => sql`${column} desc`,
 };
 
 export type SchemaKit = typeof sqliteKit;
+
+// Column groups several tables repeat, as functions of a kit (so they serve both dialects). Spread them where the
+// columns stood, in the same order: the generated tables do not change.
+
+/** When a row was written and when it last changed, both the statement's time unless given. */
+export const timestamps = (k: SchemaKit) => ({ createdAt: k.stamp("created_at"), updatedAt: k.stamp("updated_at") });
+
+/**
+ * The tables a module's tables reference, by name. A module's table function receives them of the dialect being
+ * declared; they are typed as the SQLite ones, like the kit.
+ */
+export type TableRefs<N extends keyof typeof schema> = Pick<typeof schema, N>;

@@ -8,13 +8,10 @@
 import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, type SchemaKit, type TableRefs } from "./columns";
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface CommentRefs {
-  users: typeof users;
-  trajectories: typeof trajectories;
-}
+export type CommentRefs = TableRefs<"users" | "trajectories">;
 
 /** The comment tables, declared once for both dialects (db/schema/columns.ts). */
 export function commentTables(k: SchemaKit, { users, trajectories }: CommentRefs) {

@@ -10,7 +10,7 @@
  */
 import { sql } from "drizzle-orm";
 import type { ParsedAction, SomElement, ReferenceAnswer, TaskAttributes, TaskDifficulty } from "../../server/domain/types";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, timestamps, type SchemaKit } from "./columns";
 
 /** Task sets, their tasks, and the agent runs that attempt them. */
 function taskTables(k: SchemaKit) {
@@ -125,8 +125,7 @@ function trajectoryTables(k: SchemaKit, { tasks, agentRuns }: Pick<ReturnType<ty
        * importer names no files, and rows imported before it existed.
        */
       identityHash: k.text("identity_hash"),
-      createdAt: k.stamp("created_at"),
-      updatedAt: k.stamp("updated_at"),
+      ...timestamps(k),
     },
     (t) => [
       k.uniqueIndex("trajectories_run_task_attempt_uq").on(t.runId, t.taskId, t.attempt),

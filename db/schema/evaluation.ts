@@ -12,7 +12,7 @@ import type { CriterionKind, CriterionResult, EvaluatorKind, JudgeOptions, Verdi
 import { annotationCampaigns } from "./annotation";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, timestamps, type SchemaKit, type TableRefs } from "./columns";
 
 export const BATCH_STATUSES = ["pending", "running", "succeeded", "failed", "cancelled"] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
@@ -37,11 +37,7 @@ export interface RubricSuggestionRecord {
 }
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface EvaluationRefs {
-  annotationCampaigns: typeof annotationCampaigns;
-  users: typeof users;
-  trajectories: typeof trajectories;
-}
+export type EvaluationRefs = TableRefs<"annotationCampaigns" | "users" | "trajectories">;
 
 /** Judge configurations, their keys and endpoint settings. */
 function judgeTables(k: SchemaKit) {
@@ -66,8 +62,7 @@ function judgeTables(k: SchemaKit) {
     /** USD per million tokens, for cost estimates; null = unknown (no estimate). */
     priceInputPerMTok: k.real("price_input_per_mtok"),
     priceOutputPerMTok: k.real("price_output_per_mtok"),
-    createdAt: k.stamp("created_at"),
-    updatedAt: k.stamp("updated_at"),
+    ...timestamps(k),
   });
 
   /** A key stored server-side for one configuration. Never selected together with the configuration. */
@@ -306,8 +301,7 @@ function verdictTables(
       outputTokens: k.integer("output_tokens"),
       latencyMs: k.integer("latency_ms"),
       costUsd: k.real("cost_usd"),
-      createdAt: k.stamp("created_at"),
-      updatedAt: k.stamp("updated_at"),
+      ...timestamps(k),
       /**
        * The evaluator_verdicts change counter (db/schema/changes.ts) as this row's write left it, stamped by the
        * counting triggers: analytics that hold the verdicts in memory read only the rows stamped after their copy,

@@ -1,9 +1,12 @@
-import { sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sqliteKit, type SchemaKit } from "./columns";
 
 /**
- * This database's identity: one row with a random id made by migration 0008. Bundles exported from here carry it,
- * so importing one back into the same database can tell its own judge and rule verdicts from other systems'.
+ * This database's identity: one row with a random id made by migration 0008 (on PostgreSQL, by the change-counter
+ * migration). Bundles exported from here carry it, so importing one back into the same database can tell its own
+ * judge and rule verdicts from other systems'. Declared once for both dialects (db/schema/columns.ts).
  */
-export const instanceInfo = sqliteTable("instance_info", {
-  id: text("id").primaryKey(),
-});
+export function instanceTables(k: SchemaKit) {
+  return { instanceInfo: k.table("instance_info", { id: k.text("id").primaryKey() }) };
+}
+
+export const { instanceInfo } = instanceTables(sqliteKit);

@@ -8,15 +8,10 @@ import type { PairwiseOutcome } from "../../server/domain/annotation/pairwise-pa
 import { annotationCampaigns } from "./annotation";
 import { users } from "./auth";
 import { tasks, trajectories } from "./core";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, timestamps, type SchemaKit, type TableRefs } from "./columns";
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface PairwiseRefs {
-  annotationCampaigns: typeof annotationCampaigns;
-  users: typeof users;
-  tasks: typeof tasks;
-  trajectories: typeof trajectories;
-}
+export type PairwiseRefs = TableRefs<"annotationCampaigns" | "users" | "tasks" | "trajectories">;
 
 /** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
 export function pairwiseTables(k: SchemaKit, { annotationCampaigns, users, tasks, trajectories }: PairwiseRefs) {
@@ -55,8 +50,7 @@ export function pairwiseTables(k: SchemaKit, { annotationCampaigns, users, tasks
       /** Milliseconds spent on the pair (summed over revisions). */
       timeSpentMs: k.bigint("time_spent_ms"),
       revision: k.integer("revision").notNull().default(1),
-      createdAt: k.stamp("created_at"),
-      updatedAt: k.stamp("updated_at"),
+      ...timestamps(k),
     },
     (t) => [k.uniqueIndex("pairwise_answers_item_user_uq").on(t.itemId, t.userId), k.index("pairwise_answers_campaign_idx").on(t.campaignId, t.userId)],
   );

@@ -9,18 +9,12 @@ import type { LabelVerdict } from "../../server/domain/annotation/label-schema";
 import { annotationCampaigns, campaignItems, labels } from "./annotation";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, type SchemaKit, type TableRefs } from "./columns";
 
 export type RevealDecision = "keep" | "revise";
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface RevealRefs {
-  annotationCampaigns: typeof annotationCampaigns;
-  campaignItems: typeof campaignItems;
-  labels: typeof labels;
-  users: typeof users;
-  trajectories: typeof trajectories;
-}
+export type RevealRefs = TableRefs<"annotationCampaigns" | "campaignItems" | "labels" | "users" | "trajectories">;
 
 /** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
 export function revealTables(k: SchemaKit, { annotationCampaigns, campaignItems, labels, users, trajectories }: RevealRefs) {

@@ -1,5 +1,5 @@
 import { tasks, trajectories } from "./core";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, timestamps, type SchemaKit, type TableRefs } from "./columns";
 
 /** One site of a deployment profile as stored: secrets sealed with the secret box (server/auth/secret-box.ts). */
 export interface StoredDeploymentSite {
@@ -21,10 +21,7 @@ export interface StoredDeploymentSite {
 }
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface RunnerRefs {
-  tasks: typeof tasks;
-  trajectories: typeof trajectories;
-}
+export type RunnerRefs = TableRefs<"tasks" | "trajectories">;
 
 /** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
 export function runnerTables(k: SchemaKit, { tasks, trajectories }: RunnerRefs) {
@@ -37,8 +34,7 @@ export function runnerTables(k: SchemaKit, { tasks, trajectories }: RunnerRefs) 
     name: k.text("name").notNull().unique(),
     description: k.text("description"),
     sites: k.json("sites").$type<StoredDeploymentSite[]>().notNull(),
-    createdAt: k.stamp("created_at"),
-    updatedAt: k.stamp("updated_at"),
+    ...timestamps(k),
   });
 
   /**

@@ -8,13 +8,10 @@
 import type { ScannerRule } from "../../server/domain/evaluation/scanners/definitions";
 import { users } from "./auth";
 import { trajectories } from "./core";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, timestamps, type SchemaKit, type TableRefs } from "./columns";
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface ScannerRefs {
-  users: typeof users;
-  trajectories: typeof trajectories;
-}
+export type ScannerRefs = TableRefs<"users" | "trajectories">;
 
 /** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
 export function scannerTables(k: SchemaKit, { users, trajectories }: ScannerRefs) {
@@ -27,8 +24,7 @@ export function scannerTables(k: SchemaKit, { users, trajectories }: ScannerRefs
     rules: k.json("rules").$type<ScannerRule[]>().notNull(),
     minConsecutive: k.integer("min_consecutive").notNull().default(1),
     createdBy: k.text("created_by").references(() => users.id, { onDelete: "set null" }),
-    createdAt: k.stamp("created_at"),
-    updatedAt: k.stamp("updated_at"),
+    ...timestamps(k),
   });
 
   const scannerScans = k.table(

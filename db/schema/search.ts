@@ -6,12 +6,10 @@
  * (`search_fts`, external content) on SQLite, a GIN index over a tsvector expression on PostgreSQL.
  */
 import { trajectories } from "./core";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, type SchemaKit, type TableRefs } from "./columns";
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface SearchRefs {
-  trajectories: typeof trajectories;
-}
+export type SearchRefs = TableRefs<"trajectories">;
 
 /** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
 export function searchTables(k: SchemaKit, { trajectories }: SearchRefs) {

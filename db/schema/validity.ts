@@ -6,13 +6,10 @@
  */
 import { users } from "./auth";
 import { tasks } from "./core";
-import { sqliteKit, type SchemaKit } from "./columns";
+import { sqliteKit, type SchemaKit, type TableRefs } from "./columns";
 
 /** The tables this module's tables reference, of the dialect being declared. */
-export interface ValidityRefs {
-  users: typeof users;
-  tasks: typeof tasks;
-}
+export type ValidityRefs = TableRefs<"users" | "tasks">;
 
 /** The tables of this module, declared once for both dialects (db/schema/columns.ts). */
 export function validityTables(k: SchemaKit, { users, tasks }: ValidityRefs) {
