@@ -168,15 +168,34 @@ export function fleissKappaInterval(
   options: IntervalOptions = {},
   memo?: IntervalMemo,
 ): CoefficientInterval {
-  const selected = patterns.select(1);
-  const undefinedReason = estimate.kappa === null ? `undefined:${estimate.reason ?? ""}` : null;
-  return remembered(memo, `fleiss:${patterns.k}`, selected, undefinedReason, options, () => drawFleiss(selected, patterns.k, estimate, options));
+  const undefinedNote = estimate.kappa === null ? (estimate.reason ?? "Fleiss' κ is undefined") : null;
+  return coefficientInterval(patterns, "fleiss", 1, { ...estimate, undefinedNote }, options, memo, drawFleiss);
 }
 
-function drawFleiss(selected: Selected, k: number, estimate: { kappa: number | null; reason: string | null }, options: IntervalOptions): CoefficientInterval {
+/**
+ * The steps both coefficients share: select the items with at least `minRatings` ratings, answer from the memo when
+ * the same question was asked, say why there is no interval (undefined estimate, too few items), else draw.
+ */
+function coefficientInterval(
+  patterns: ItemPatterns,
+  what: string,
+  minRatings: number,
+  estimate: { reason: string | null; undefinedNote: string | null },
+  options: IntervalOptions,
+  memo: IntervalMemo | undefined,
+  draw: (selected: Selected, k: number, options: IntervalOptions) => CoefficientInterval,
+): CoefficientInterval {
+  const selected = patterns.select(minRatings);
+  const undefinedReason = estimate.undefinedNote === null ? null : `undefined:${estimate.reason ?? ""}`;
+  return remembered(memo, `${what}:${patterns.k}`, selected, undefinedReason, options, () => {
+    if (estimate.undefinedNote !== null) return noInterval(selected.items, `no interval: ${estimate.undefinedNote}`);
+    if (selected.items < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(selected.items);
+    return draw(selected, patterns.k, options);
+  });
+}
+
+function drawFleiss(selected: Selected, k: number, options: IntervalOptions): CoefficientInterval {
   const { counts, ratings, squares, weights, items } = selected;
-  if (estimate.kappa === null) return noInterval(items, `no interval: ${estimate.reason ?? "Fleiss' κ is undefined"}`);
-  if (items < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(items);
   const m = ratings[0]!;
   const drawn = new Float64Array(weights.length);
   const totals = new Float64Array(k);
@@ -211,15 +230,12 @@ export function krippendorffAlphaInterval(
   options: IntervalOptions = {},
   memo?: IntervalMemo,
 ): CoefficientInterval {
-  const selected = patterns.select(2);
-  const undefinedReason = estimate.alpha === null ? `undefined:${estimate.reason ?? ""}` : null;
-  return remembered(memo, `alpha:${patterns.k}`, selected, undefinedReason, options, () => drawAlpha(selected, patterns.k, estimate, options));
+  const undefinedNote = estimate.alpha === null ? (estimate.reason ?? "α is undefined") : null;
+  return coefficientInterval(patterns, "alpha", 2, { ...estimate, undefinedNote }, options, memo, drawAlpha);
 }
 
-function drawAlpha(selected: Selected, k: number, estimate: { alpha: number | null; reason: string | null }, options: IntervalOptions): CoefficientInterval {
+function drawAlpha(selected: Selected, k: number, options: IntervalOptions): CoefficientInterval {
   const { counts, ratings, squares, weights, items } = selected;
-  if (estimate.alpha === null) return noInterval(items, `no interval: ${estimate.reason ?? "α is undefined"}`);
-  if (items < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(items);
   // Per pattern, its disagreeing mass (m² − Σ n_c²) / (m − 1).
   const disagreement = new Float64Array(weights.length);
   for (let p = 0; p < weights.length; p++) disagreement[p] = (ratings[p]! * ratings[p]! - squares[p]!) / (ratings[p]! - 1);

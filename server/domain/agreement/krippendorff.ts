@@ -82,15 +82,7 @@ export class KrippendorffAccumulator {
       this.pairableUnits++;
       this.pairableValues += m;
       for (let i = 0; i < t; i++) this.valueTotals[touched[i]!]! += counts[touched[i]!]!;
-      const d = m * m - sumSq;
-      if (d !== 0) {
-        if (m >= this.disagreementByM.length) {
-          const next = new Float64Array(Math.max(m + 1, this.disagreementByM.length * 2));
-          next.set(this.disagreementByM);
-          this.disagreementByM = next;
-        }
-        this.disagreementByM[m]! += d;
-      }
+      this.addDisagreement(m, m * m - sumSq);
     }
     for (let i = 0; i < t; i++) counts[touched[i]!] = 0;
     this.touchedCount = 0;
@@ -113,15 +105,18 @@ export class KrippendorffAccumulator {
     this.pairableUnits += weight;
     this.pairableValues += weight * m;
     for (let c = 0; c < k; c++) if (counts[c]) this.valueTotals[c]! += weight * counts[c]!;
-    const d = m * m - sumSq;
-    if (d !== 0) {
-      if (m >= this.disagreementByM.length) {
-        const next = new Float64Array(Math.max(m + 1, this.disagreementByM.length * 2));
-        next.set(this.disagreementByM);
-        this.disagreementByM = next;
-      }
-      this.disagreementByM[m]! += weight * d;
+    this.addDisagreement(m, weight * (m * m - sumSq));
+  }
+
+  /** Adds disagreeing mass to the units with `m` values, growing the table when `m` is new. */
+  private addDisagreement(m: number, mass: number): void {
+    if (mass === 0) return;
+    if (m >= this.disagreementByM.length) {
+      const next = new Float64Array(Math.max(m + 1, this.disagreementByM.length * 2));
+      next.set(this.disagreementByM);
+      this.disagreementByM = next;
     }
+    this.disagreementByM[m]! += mass;
   }
 
   result(categories: string[]): KrippendorffResult {
