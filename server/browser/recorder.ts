@@ -10,7 +10,7 @@
 import type { z } from "zod";
 import { bundleRunSchema, bundleTaskSchema, type BundleImage, type BundleStep, type BundleTrajectory } from "../domain/imports/bundle";
 import { parseWebVoyagerAction } from "../domain/actions/webvoyager";
-import type { Outcome, ParsedAction, SomElement } from "../domain/types";
+import { stepContent, type Outcome, type ParsedAction, type SomElement } from "../domain/types";
 import { executeAction, type ActionOptions, type ActionResult } from "./actions";
 import type { Page } from "playwright";
 import type { Policy, PolicyDecision, PolicyHistoryEntry, PolicyTask } from "./policy";
@@ -374,12 +374,7 @@ export async function toBundleStep(step: RecordedStep, images: BundleImageSink):
     screenshot,
     rawScreenshot,
     marksBurnedIn: true,
-    url: step.url,
-    thought: step.thought,
-    actionRaw: step.actionRaw,
-    action: step.action,
-    elements: step.elements,
-    error: step.error,
+    ...stepContent(step),
     durationMs: step.durationMs,
   };
 }

@@ -38,7 +38,7 @@ import { parseLiveAction } from "../../domain/live/action-text";
 import { RUNNER_PROMPT_VERSION } from "../../domain/live/policy-prompt";
 import { defaultAllowlist, parseHostList } from "../../domain/live/safety";
 import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME, type LiveTaskPayload } from "../../domain/live/settings";
-import type { ReferenceAnswer, TaskDifficulty } from "../../domain/types";
+import { stepContent, type ReferenceAnswer, type TaskDifficulty } from "../../domain/types";
 import { BundleWriter } from "../bundle-io";
 import { JobInterrupted, type JobContext } from "../jobs";
 import type { RetryPolicy, JudgeClient, JudgeEndpoint } from "../evaluation/judge-client";
@@ -144,12 +144,7 @@ function stepValues(step: RecordedStep, screenshotHash: string, rawScreenshotHas
     screenshotHash,
     rawScreenshotHash,
     marksBurnedIn: true,
-    url: step.url,
-    thought: step.thought,
-    actionRaw: step.actionRaw,
-    action: step.action,
-    elements: step.elements,
-    error: step.error,
+    ...stepContent(step),
     durationMs: step.durationMs,
   };
 }
