@@ -70,8 +70,8 @@ import {
 import { checkRegionMarks, markLabelsOf, type RegionMark } from "../../domain/annotation/region-marks";
 import { isGoldTurn, pickCandidate, type QueueCandidate, type StratumCoverage } from "../../domain/annotation/assignment";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
-import type { ImageDeps } from "../images";
-import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
+import { getTrajectoryForPlayer } from "../trajectory-views";
+import { itemPlayerReads } from "./item-player";
 import { hideAgentInTrajectory } from "../access";
 import { assertBlindLabelOpen } from "./reveal";
 import { assertCampaignVisible, listCampaignSummaries } from "./campaigns";
@@ -908,24 +908,11 @@ export async function itemTrajectory(db: Db, actor: Actor, campaignId: number, i
   return await hideAgentInTrajectory(db, actor.userId, await getTrajectoryForPlayer(db, item.trajectoryId));
 }
 
-/**
- * A window of the item's steps, by item number, under the same check as the item itself. Steps carry nothing the
- * blind rule hides (no trajectory id, run or model).
- */
-export async function itemStepWindow(db: Db, actor: Actor, q: { campaignId: number; itemNo: number; from: number; count: number }) {
-  const { item } = await requireItem(db, actor, q.campaignId, q.itemNo);
-  return await getStepWindow(db, item.trajectoryId, q.from, q.count);
-}
-
-/** Queues the item's screenshots at the player's width (see warmTrajectoryImages). */
-export async function warmItemImages(
-  deps: ImageDeps,
-  actor: Actor,
-  q: { campaignId: number; itemNo: number; width: number; fromStep: number; raw: boolean },
-): Promise<number> {
-  const { item } = await requireItem(deps.db, actor, q.campaignId, q.itemNo);
-  return await warmTrajectoryImages(deps, { id: item.trajectoryId, width: q.width, fromStep: q.fromStep, raw: q.raw });
-}
+const itemReads = itemPlayerReads(requireItem);
+/** A window of the item's steps, by item number, under the same check as the item itself. */
+export const itemStepWindow = itemReads.stepWindow;
+/** Queues the item's screenshots at the player's width. */
+export const warmItemImages = itemReads.warmImages;
 
 /** The annotator's most recent labels in a campaign, to go back and revise one. */
 export async function myRecentLabels(db: Db, actor: Actor, campaignId: number, limit = 50) {

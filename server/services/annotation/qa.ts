@@ -32,8 +32,8 @@ import {
   setItemState,
   trajectoryStepCount,
 } from "../../../db/repositories/annotation/campaigns";
-import type { ImageDeps } from "../images";
-import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
+import { getTrajectoryForPlayer } from "../trajectory-views";
+import { itemPlayerReads } from "./item-player";
 import type { CampaignItemRow, CampaignRow } from "../../../db/schema/index";
 import { hasRole, type Actor } from "../../domain/access/actor";
 import { LabelValidationError, validateLabel, type LabelValues } from "../../domain/annotation/label-schema";
@@ -236,21 +236,11 @@ export async function qaItemTrajectory(db: Db, actor: Actor, campaignId: number,
   return hasRole(actor, "researcher") ? await hideAgentInTrajectory(db, actor.userId, t) : withAgentHidden(t);
 }
 
+const qaItemReads = itemPlayerReads(requireQaItemByNumber);
 /** A window of the item's steps for the QA page's player, under the same check as the item. */
-export async function qaItemStepWindow(db: Db, actor: Actor, q: { campaignId: number; itemNo: number; from: number; count: number }) {
-  const { item } = await requireQaItemByNumber(db, actor, q.campaignId, q.itemNo);
-  return await getStepWindow(db, item.trajectoryId, q.from, q.count);
-}
-
+export const qaItemStepWindow = qaItemReads.stepWindow;
 /** Queues the item's screenshots at the QA player's width. */
-export async function warmQaItemImages(
-  deps: ImageDeps,
-  actor: Actor,
-  q: { campaignId: number; itemNo: number; width: number; fromStep: number; raw: boolean },
-): Promise<number> {
-  const { item } = await requireQaItemByNumber(deps.db, actor, q.campaignId, q.itemNo);
-  return await warmTrajectoryImages(deps, { id: item.trajectoryId, width: q.width, fromStep: q.fromStep, raw: q.raw });
-}
+export const warmQaItemImages = qaItemReads.warmImages;
 
 /** Records an item's QA review from the QA page (see submitQaReview); answers with the item number only. */
 export async function submitQaItemReview(db: Db, actor: Actor, input: Omit<QaReviewInput, "trajectoryId"> & { itemNo: number }, now = Date.now()) {
