@@ -26,6 +26,7 @@ import {
   type ImportVerdict,
   type Importer,
 } from "./types";
+import { importTask } from "./import-task";
 import { stepContent } from "../domain/types";
 
 export const ATIF_TASK_SET = { name: "ATIF", benchmark: "atif" } as const;
@@ -152,19 +153,13 @@ function taskOf(reading: AtifReading, trial: HarborTrial | null, file: string): 
   if (!intent) throw new ImportError(file, "has no task: no user step with a message, and no extra.verdict.task");
   // Without a task name, the task is known by its text: the same instruction is the same task wherever it is found.
   const externalId = trial?.taskName ?? `atif-${crypto.createHash("sha256").update(intent).digest("hex").slice(0, 12)}`;
-  return {
+  return importTask({
     taskSet: trial?.dataset ? { name: trial.dataset, benchmark: trial.dataset } : ATIF_TASK_SET,
     externalId,
     site: null,
     intent,
     startUrl: null,
-    inputImages: [],
-    referenceAnswers: [],
-    evaluatorConfig: null,
-    difficulty: null,
-    tags: [],
-    extra: null,
-  };
+  });
 }
 
 function harborVerdict(trial: HarborTrial | null): ImportVerdict[] {

@@ -26,6 +26,7 @@ import { folderName, subfolders } from "./find-folders";
 import { headText, isDir, readJsonFile } from "./fs-helpers";
 import { IMAGE_FILE, base64Image, isLfsPointer, numberedImages, probeImageFile, screenshotNumber } from "./image-files";
 import { ImportError, type ImageRef, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
+import { importTask } from "./import-task";
 import { looksLikeTaskList, readTaskLists } from "./online-mind2web";
 
 export const BROWSER_USE_FORMAT = "browser-use";
@@ -210,19 +211,13 @@ async function readHistory(file: string, run: RunInfo, tasks: Map<string, Import
     const externalId = named ?? (text ? `browser-use.${crypto.createHash("sha256").update(text).digest("hex").slice(0, 12)}` : stemOf(file));
     if (!text) warnings.push(`the history does not record its task: task "${externalId}" is named after the file; give the task list with --tasks to join it`);
     const startUrl = str(record(record(entries[0])?.state)?.url);
-    task = {
+    task = importTask({
       taskSet: BROWSER_USE_TASK_SET,
       externalId,
       site: null,
       intent: text ?? `Task ${externalId} (its text is not recorded in the Browser Use history)`,
       startUrl: startUrl && !/^about:/.test(startUrl) ? startUrl : null,
-      inputImages: [],
-      referenceAnswers: [],
-      evaluatorConfig: null,
-      difficulty: null,
-      tags: [],
-      extra: null,
-    };
+    });
   }
 
   // ---- steps and their screenshots

@@ -28,6 +28,7 @@ import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile, withinBoundary } from "./fs-helpers";
 import { folderName, runNameFromPath } from "./find-folders";
 import { ImportError, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
+import { importTask } from "./import-task";
 import { VWA_SITE_OFFSETS, vwaTaskSetName, WEBARENA_TASK_SET } from "./vwa-tasks";
 
 /** `<YYYY-MM-DD_HH-MM-SS>_<rest>`: AgentLab's folder name starts with the experiment's date. */
@@ -52,27 +53,26 @@ export function normaliseTaskName(name: string): string {
 /** The Verdict task a BrowserGym task name refers to. */
 export function browserGymTask(taskName: string, intent: string | null, extra: Record<string, unknown> | null = null): ImportTask {
   const name = normaliseTaskName(taskName);
-  const base = {
-    intent: intent?.trim() || placeholderIntent(name),
-    startUrl: null,
-    inputImages: [],
-    referenceAnswers: [],
-    evaluatorConfig: null,
-    difficulty: null,
-    tags: [],
-    extra: name !== taskName ? { ...extra, sourceTaskName: taskName } : extra,
-  };
+  const task = (taskSet: ImportTask["taskSet"], site: string | null) =>
+    importTask({
+      taskSet,
+      externalId: name,
+      site,
+      intent: intent?.trim() || placeholderIntent(name),
+      startUrl: null,
+      extra: name !== taskName ? { ...extra, sourceTaskName: taskName } : extra,
+    });
   const vwa = /^visualwebarena\.(\d+)$/.exec(name);
   if (vwa) {
     const g = Number(vwa[1]);
     const site = Object.entries(VWA_SITE_OFFSETS)
       .sort((a, b) => b[1] - a[1])
       .find(([, offset]) => g >= offset)![0];
-    return { ...base, taskSet: { name: vwaTaskSetName(site), benchmark: "visualwebarena" }, externalId: name, site };
+    return task({ name: vwaTaskSetName(site), benchmark: "visualwebarena" }, site);
   }
-  if (/^webarena\.\d+$/.test(name)) return { ...base, taskSet: WEBARENA_TASK_SET, externalId: name, site: null };
+  if (/^webarena\.\d+$/.test(name)) return task(WEBARENA_TASK_SET, null);
   const benchmark = name.split(".")[0] || "browsergym";
-  return { ...base, taskSet: { name: `BrowserGym ${benchmark}`, benchmark }, externalId: name, site: null };
+  return task({ name: `BrowserGym ${benchmark}`, benchmark }, null);
 }
 
 export interface SummaryInfo {

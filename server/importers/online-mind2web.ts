@@ -29,6 +29,7 @@ import { folderName, subfolders, unreadableTrajectory } from "./find-folders";
 import { headText, readJsonFile, readTextFile } from "./fs-helpers";
 import { IMAGE_FILE, dataUrlImage, isLfsPointer, numberedImages, probeImageFile, screenshotNumber } from "./image-files";
 import { ImportError, type ImageRef, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
+import { importTask, mind2webLevel } from "./import-task";
 import { keyPointList, looksLikeJudgeFileName, readJudgeFile, type JudgeFile, type JudgeRow } from "./webjudge";
 import { ONLINE_MIND2WEB_TASK_SET, looksLikeMind2WebTaskFile, mind2webTasks, webVoyagerTasksImporter } from "./webvoyager";
 
@@ -539,19 +540,15 @@ function taskOfResult(r: Record<string, unknown>, taskId: string, intent: string
   const firstPage = drafts.find((d) => d.action.type === "goto" && /^https?:\/\//i.test(d.action.value ?? ""))?.action.value ?? null;
   const website = str(r.website) ?? str(r.start_url) ?? str(r.url) ?? firstPage;
   const level = typeof r.level === "string" ? r.level : null;
-  return {
+  return importTask({
     taskSet: ONLINE_MIND2WEB_TASK_SET,
     externalId: taskId,
     site: hostOf(website),
     intent: intent.trim(),
     startUrl: website,
-    inputImages: [],
-    referenceAnswers: [],
-    evaluatorConfig: null,
-    difficulty: level ? { overall: level, reasoning: null, visual: null } : null,
-    tags: level ? [`level:${level}`] : [],
+    ...mind2webLevel(level),
     extra: typeof r.reference_length === "number" ? { reference_length: r.reference_length } : null,
-  };
+  });
 }
 
 async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Promise<ImportItem> {

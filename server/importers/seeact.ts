@@ -22,7 +22,8 @@ import { parseSeeActHistory, parseSeeActPrediction, seeActPredictionLabel, type 
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile, withinBoundary } from "./fs-helpers";
 import { findFolders, groupByParent, runKeyFromPath, runNameFromPath, subfolders, unreadableTrajectory } from "./find-folders";
-import { ImportError, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
+import { ImportError, type ImportItem, type ImportStep, type ImportVerdict, type Importer } from "./types";
+import { importTask } from "./import-task";
 
 export const SEEACT_TASK_SET = { name: "SeeAct online tasks", benchmark: "seeact" } as const;
 const CROP = /^(\d+)_(\d+)_crop\.jpe?g$/i;
@@ -237,19 +238,14 @@ async function readResearchTask(dir: string, run: RunContext): Promise<ImportIte
   // trajectory is kept with its exit reason and SeeAct's verdict.
   const verdict = seeActVerdict(result.success_or_not, steps);
   const settings = readTomlSettings(path.join(dir, "config.toml"));
-  const task: ImportTask = {
+  const task = importTask({
     taskSet: SEEACT_TASK_SET,
     externalId: taskId,
     site: website && !/^https?:/i.test(website) ? website : website ? hostOf(website) : null,
     intent: intent.trim(),
     startUrl: website && /^https?:/i.test(website) ? website : null,
-    inputImages: [],
-    referenceAnswers: [],
-    evaluatorConfig: null,
-    difficulty: null,
-    tags: [],
     extra: website && !/^https?:/i.test(website) ? { website } : null,
-  };
+  });
   return {
     kind: "trajectory",
     trajectory: {
@@ -381,19 +377,14 @@ async function readPackageTask(dir: string, run: RunContext): Promise<ImportItem
   return {
     kind: "trajectory",
     trajectory: {
-      task: {
+      task: importTask({
         taskSet: SEEACT_TASK_SET,
         externalId: packageTaskId(intent, website),
         site: website ? hostOf(website) : null,
         intent,
         startUrl: website,
-        inputImages: [],
-        referenceAnswers: [],
-        evaluatorConfig: null,
-        difficulty: null,
-        tags: [],
         extra: tasks.length > 1 ? { tasks } : null,
-      },
+      }),
       run: {
         runKey: run.key,
         name: run.name,

@@ -34,6 +34,7 @@ import {
   type Importer,
   type RenamedFolder,
 } from "./types";
+import { importTask, mind2webLevel } from "./import-task";
 import {
   assignAutoEvalBlocks,
   looksLikeAutoEvalLog,
@@ -247,17 +248,13 @@ function taskFrom(
   if (!intent) {
     throw new ImportError(origin, `cannot find the task text for ${id}: no task file entry with a "ques" and no "Now given a task:" message`);
   }
-  return {
+  return importTask({
     taskSet: WEBVOYAGER_TASK_SET,
     externalId: id,
     site,
     intent: intent.trim(),
     startUrl: row?.web || fallback.url,
-    inputImages: [],
     referenceAnswers,
-    evaluatorConfig: null,
-    difficulty: null,
-    tags: [],
     extra: extraOf(
       siteRefs?.notice ? { referenceNotice: siteRefs.notice.trim() } : {},
       row ? taskLimitFields(row.limits) : {},
@@ -265,7 +262,7 @@ function taskFrom(
     ),
     attributes: row?.fields.attributes ?? null,
     fromTaskFile: !!row,
-  };
+  });
 }
 
 interface Message {
@@ -830,20 +827,16 @@ export function* mind2webTasks(file: string, data: unknown): Generator<ImportTas
     } catch {
       throw new ImportError(file, `${what}: field "website" is not a URL: ${JSON.stringify(website)}`);
     }
-    yield {
+    yield importTask({
       taskSet: ONLINE_MIND2WEB_TASK_SET,
       externalId: id.trim(),
       site,
       intent: r.confirmed_task.trim(),
       startUrl: website,
-      inputImages: [],
-      referenceAnswers: [],
-      evaluatorConfig: null,
-      difficulty: level ? { overall: level, reasoning: null, visual: null } : null,
-      tags: level ? [`level:${level}`] : [],
+      ...mind2webLevel(level),
       extra: extraOf(typeof r.reference_length === "number" ? { reference_length: r.reference_length } : {}, taskLimitFields(limits.limits)),
       fromTaskFile: true,
-    };
+    });
   }
 }
 
