@@ -364,13 +364,8 @@ export async function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: {
     drawn = { size: sample, seed: seed ?? DEFAULT_SAMPLE_SEED, strata: strata ?? null, from };
   }
   const { rows, total } = await listTrajectoriesPage(db, pageFilter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
-  const columns = opts.triage
-    ? await triageColumnsOf(
-        db,
-        rows.map((r) => r.id),
-        filter.evaluator,
-      )
-    : undefined;
+  const ids = rows.map((r) => r.id);
+  const columns = opts.triage ? await triageColumnsOf(db, ids, filter.evaluator) : undefined;
   const all = await countTrajectories(db, { visibleToAnnotator: filter.visibleToAnnotator, notBlindFor: filter.notBlindFor });
   const flags = opts.triage
     ? await taskFlagsOf(
@@ -378,13 +373,7 @@ export async function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: {
         rows.map((r) => r.taskId),
       )
     : undefined;
-  const hits = filter.textSearch
-    ? await hitsOf(
-        db,
-        rows.map((r) => r.id),
-        filter.textSearch,
-      )
-    : undefined;
+  const hits = filter.textSearch ? await hitsOf(db, ids, filter.textSearch) : undefined;
   return {
     rows: rows.map((r): TriagedRow<typeof r> => ({
       ...r,

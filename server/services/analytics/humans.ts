@@ -108,13 +108,17 @@ export interface CategoryAgreement extends SpecificAgreement {
   sel: Selection;
 }
 
-export interface DisputedItem {
+/** A campaign item as the agreement views list it: which trajectory, task, site and run. */
+export interface AgreementItemRef {
   itemId: number;
   trajectoryId: number;
   externalTaskId: string;
   site: string | null;
   runName: string;
   intent: string;
+}
+
+export interface DisputedItem extends AgreementItemRef {
   /** Share of annotator pairs agreeing on the verdict (null with < 2 verdicts), and on the combined label. */
   verdictAgreement: number | null;
   labelAgreement: number | null;
@@ -829,13 +833,7 @@ export interface ConsensusModelSummary {
   uncertain: number;
 }
 
-export interface ConsensusItem {
-  itemId: number;
-  trajectoryId: number;
-  externalTaskId: string;
-  site: string | null;
-  runName: string;
-  intent: string;
+export interface ConsensusItem extends AgreementItemRef {
   /** The majority label, null on a tie. */
   majority: string | null;
   dawidSkene: { label: string; probability: number };

@@ -56,7 +56,7 @@ import { createJudgeBatch, estimateJudgeBatch, type BatchEstimate } from "./judg
 import { createJudgeClient } from "./judge-client";
 import { endpointErrorText, judgeEndpointOf, judgeEvaluatorKey, redactSecret, requireJudgeConfig } from "./judge-configs";
 import type { JudgeDeps } from "./judge-verdict";
-import { resolveJudgeVariant } from "./judge-variants";
+import { resolveJudgeVariant, verdictsUnderVariants } from "./judge-variants";
 
 export interface AlignmentRequest {
   name: string;
@@ -457,15 +457,13 @@ export async function alignmentVersions(db: Db, ref: number | string, opts: { po
   });
   const versions = await listPromptVersions(db, a.id);
   const resolved = await Promise.all(versions.map((v) => resolveJudgeVariant(db, config, variantOfVersion(v))));
-  const rows = await judgeVerdictsUnder(
+  const under = await verdictsUnderVariants(
     db,
-    judgeEvaluatorKey(config.id),
+    config,
     a.k,
-    resolved.map((r) => r.promptVersion),
+    resolved,
     held.map((h) => h.trajectoryId),
   );
-  const verdictOf = new Map(rows.map((r) => [`${r.promptVersion}\u0000${r.trajectoryId}`, r.verdict]));
-  const under = (pv: string, id: number) => verdictOf.get(`${pv}\u0000${id}`) ?? null;
   const baseSystem = await systemPromptOf(db, a, null);
   const systemOf = (v: JudgePromptVersionRow) => (v.number === 1 ? baseSystem : applyPromptVersion(baseSystem, { rubric: v.rubric, examples: v.examples }));
   const byId = new Map(versions.map((v, i) => [v.id, { v, pv: resolved[i]!.promptVersion }]));

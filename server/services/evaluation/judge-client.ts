@@ -17,15 +17,19 @@ import type { ChatCompletionContentPart, ChatCompletionMessageParam } from "open
 import { scrubEndpointError, type JudgeHostPolicy } from "../../domain/evaluation/judge-endpoint-policy";
 import { EndpointRefusedError, guardedFetch } from "./guarded-fetch";
 
-export interface JudgeEndpoint {
+/** How a judge configuration calls its model, as stored and as shown (never the key). */
+export interface JudgeModelSettings {
   baseUrl: string | null;
-  apiKey: string;
   model: string;
   temperature: number;
   seed: number | null;
   maxOutputTokens: number;
   timeoutMs: number;
   maxRetries: number;
+}
+
+export interface JudgeEndpoint extends JudgeModelSettings {
+  apiKey: string;
   /** Hosts this endpoint may reach (judgeHostPolicyOf in configs.ts). */
   hostPolicy: JudgeHostPolicy;
 }

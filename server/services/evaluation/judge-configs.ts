@@ -26,7 +26,7 @@ import {
   scrubEndpointError,
   SHARED_KEY_ENVS,
 } from "../../domain/evaluation/judge-endpoint-policy";
-import type { JudgeEndpoint } from "./judge-client";
+import type { JudgeEndpoint, JudgeModelSettings } from "./judge-client";
 import { judgeHostPolicyOf } from "./judge-endpoints";
 import {
   clearJudgeApiKey,
@@ -57,16 +57,9 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export const DEFAULT_SEED = 42;
 
 /** What a client may see of a configuration: everything but the key (and where it comes from, by name only). */
-export interface JudgeConfigView {
+export interface JudgeConfigView extends JudgeModelSettings {
   id: number;
   name: string;
-  baseUrl: string | null;
-  model: string;
-  temperature: number;
-  seed: number | null;
-  maxOutputTokens: number;
-  timeoutMs: number;
-  maxRetries: number;
   promptVersion: string;
   /** The built-in protocol the prompt version belongs to. */
   protocol: JudgeProtocolId;

@@ -5,7 +5,7 @@
  * perturbation that would change nothing for the configuration is refused rather than paid for.
  */
 import type { Db } from "../../../db/database";
-import { getPromptVersion } from "../../../db/repositories/evaluation/improvement";
+import { getPromptVersion, judgeVerdictsUnder } from "../../../db/repositories/evaluation/improvement";
 import type { PublicJudgeConfig } from "../../../db/repositories/evaluation/verdicts";
 import { effectivePromptVersion } from "../../domain/evaluation/judge-protocol";
 import { isStagedVersion } from "../../domain/evaluation/staged-protocols";
@@ -19,6 +19,7 @@ import {
 } from "../../domain/evaluation/prompt-variants";
 import { DEFAULT_JUDGE_OPTIONS, type JudgeOptions } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
+import { judgeEvaluatorKey } from "./judge-configs";
 
 export interface ResolvedVariant {
   text: string;
@@ -71,4 +72,21 @@ export class VariantCache {
     }
     return hit;
   }
+}
+
+/**
+ * The configuration's stored verdicts at `k` under each of `variants` for these trajectories, looked up by the
+ * variant's prompt version and the trajectory: null where that pair was not judged (yet).
+ */
+export async function verdictsUnderVariants(
+  db: Db,
+  config: PublicJudgeConfig,
+  k: string,
+  variants: ResolvedVariant[],
+  trajectoryIds: number[],
+): Promise<(promptVersion: string, trajectoryId: number) => string | null> {
+  const versions = variants.map((r) => r.promptVersion);
+  const rows = await judgeVerdictsUnder(db, judgeEvaluatorKey(config.id), k, versions, trajectoryIds);
+  const verdictOf = new Map(rows.map((r) => [`${r.promptVersion}\u0000${r.trajectoryId}`, r.verdict]));
+  return (promptVersion, trajectoryId) => verdictOf.get(`${promptVersion}\u0000${trajectoryId}`) ?? null;
 }

@@ -17,7 +17,6 @@ import {
   campaignItemsWithLabels,
   getStressTest,
   insertStressTest,
-  judgeVerdictsUnder,
   listStressTests as listStressTestRows,
 } from "../../../db/repositories/evaluation/improvement";
 import type { CampaignRow, JudgeBatchRow, JudgeStressTestRow } from "../../../db/schema/index";
@@ -36,8 +35,8 @@ import { isStagedVersion } from "../../domain/evaluation/staged-protocols";
 import { formatK, parseK, type JudgeK } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
 import { createJudgeBatch, estimateJudgeBatch, judgeBatchProgress, type BatchEstimate, type BatchProgress } from "./judge-batches";
-import { judgeEvaluatorKey, requireJudgeConfig } from "./judge-configs";
-import { resolveJudgeVariant } from "./judge-variants";
+import { requireJudgeConfig } from "./judge-configs";
+import { resolveJudgeVariant, verdictsUnderVariants } from "./judge-variants";
 
 export interface StressTestRequest {
   /** Judge configuration id or name. */
@@ -262,15 +261,13 @@ export async function stressTestReport(db: Db, id: number, opts: { policy?: Unpa
   const base = st.promptVersionId != null ? formatVariant({ promptVersionId: st.promptVersionId }) : "";
   const ways = [base, ...st.perturbations.map((p) => formatVariant({ ...parseVariant(base), ...parseVariant(p) }))];
   const resolved = await Promise.all(ways.map((w) => resolveJudgeVariant(db, config, w)));
-  const rows = await judgeVerdictsUnder(
+  const under = await verdictsUnderVariants(
     db,
-    judgeEvaluatorKey(config.id),
+    config,
     st.k,
-    resolved.map((r) => r.promptVersion),
+    resolved,
     items.map((i) => i.trajectoryId),
   );
-  const verdictOf = new Map(rows.map((r) => [`${r.promptVersion}\u0000${r.trajectoryId}`, r.verdict]));
-  const under = (promptVersion: string, tid: number) => verdictOf.get(`${promptVersion}\u0000${tid}`) ?? null;
   const basePv = resolved[0]!.promptVersion;
   const byId = new Map(items.map((i) => [i.trajectoryId, i]));
   const perturbations: PerturbationResult[] = st.perturbations.map((p, i) => {

@@ -45,25 +45,18 @@ function parseInput(input: DeploymentProfileInput) {
 function storedSites(box: SecretBox, name: string, sites: ReturnType<typeof parseInput>["sites"], previous: StoredDeploymentSite[]): StoredDeploymentSite[] {
   return sites.map((s, i) => {
     const before = previous.find((p) => p.placeholder === s.placeholder)?.login ?? null;
+    // A secret given now is sealed for this profile and site; one left out keeps what was stored, if anything.
+    const sealOrKeep = (given: string | undefined, what: "password" | "storage-state", kept: string | null) =>
+      given !== undefined ? box.seal(given, secretContext(name, s.placeholder, what)) : kept;
     let login: StoredDeploymentSite["login"] = null;
     if (s.login?.kind === "recipe") {
-      const passwordSealed =
-        s.login.password !== undefined
-          ? box.seal(s.login.password, secretContext(name, s.placeholder, "password"))
-          : before?.kind === "recipe"
-            ? before.passwordSealed
-            : null;
+      const passwordSealed = sealOrKeep(s.login.password, "password", before?.kind === "recipe" ? before.passwordSealed : null);
       if (!passwordSealed)
         throw new ValidationError(`deployment profile sites[${i}] (${s.placeholder}).login.password: a login recipe needs the account's password`);
       const { password: _p, ...rest } = s.login;
       login = { ...rest, submitSelector: s.login.submitSelector ?? null, passwordSealed };
     } else if (s.login?.kind === "storageState") {
-      const stateSealed =
-        s.login.state !== undefined
-          ? box.seal(s.login.state, secretContext(name, s.placeholder, "storage-state"))
-          : before?.kind === "storageState"
-            ? before.stateSealed
-            : null;
+      const stateSealed = sealOrKeep(s.login.state, "storage-state", before?.kind === "storageState" ? before.stateSealed : null);
       if (!stateSealed) throw new ValidationError(`deployment profile sites[${i}] (${s.placeholder}).login.state: upload the Playwright storage-state file`);
       login = { kind: "storageState", stateSealed };
     }
