@@ -118,7 +118,7 @@ try {
       try {
         for (const f of await single()) {
           if (f.ok === false) missed++;
-          const verdict = f.ok === undefined ? "" : f.ok ? "  ✓" : "  ✗ (missed)";
+          const verdict = f.ok === undefined ? "" : f.ok ? "  PASS" : "  MISS";
           console.log(`  ${f.name.padEnd(52)} ${formatValue(f.value).padStart(10)} ${f.unit.padEnd(16)} ${f.target ? `target ${f.target}` : ""}${verdict}`);
         }
       } catch (e) {
