@@ -16,6 +16,7 @@
 import { and, asc, count, eq, gt, inArray, isNotNull, sql, type SQL } from "drizzle-orm";
 import { dialectOf, first, rawAll, tablesOf, type Db } from "../database";
 import type { ChangeCounter } from "../schema/changes";
+import { ofJudgeSetting, type JudgeSetting } from "./evaluation/verdicts";
 import { withTaskAndRun } from "./trajectory-joins";
 
 type FieldKind = "int" | "text";
@@ -552,7 +553,7 @@ export async function trajectoryRows(db: Db, ids: number[]) {
 }
 
 /** The verdict of one evaluator identity on each of `trajectoryIds`, with its rationale (disagreement lists). */
-export async function verdictDetails(db: Db, identity: { evaluatorKey: string; k: string; promptVersion: string }, trajectoryIds: number[]) {
+export async function verdictDetails(db: Db, identity: JudgeSetting, trajectoryIds: number[]) {
   const { evaluatorVerdicts } = tablesOf(db);
   if (trajectoryIds.length === 0) return new Map<number, { verdict: string; rationale: string | null; score: number | null }>();
   const rows = await db
@@ -563,14 +564,7 @@ export async function verdictDetails(db: Db, identity: { evaluatorKey: string; k
       score: evaluatorVerdicts.score,
     })
     .from(evaluatorVerdicts)
-    .where(
-      and(
-        eq(evaluatorVerdicts.evaluatorKey, identity.evaluatorKey),
-        eq(evaluatorVerdicts.k, identity.k),
-        eq(evaluatorVerdicts.promptVersion, identity.promptVersion),
-        inArray(evaluatorVerdicts.trajectoryId, trajectoryIds),
-      ),
-    );
+    .where(and(ofJudgeSetting(db, identity), inArray(evaluatorVerdicts.trajectoryId, trajectoryIds)));
   return new Map(rows.map((r) => [r.trajectoryId, { verdict: r.verdict, rationale: r.rationale, score: r.score }]));
 }
 

@@ -5,6 +5,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { tablesOf, type Db } from "../../database";
 import type { VerdictCitationRow, VerdictCriterionRow } from "../../schema/index";
+import { ofJudgeSetting, type JudgeSetting } from "./verdicts";
 
 export type CriterionValues = Omit<VerdictCriterionRow, "id" | "verdictId">;
 export type CitationValues = Omit<VerdictCitationRow, "id" | "verdictId">;
@@ -65,7 +66,7 @@ export async function citationTotals(db: Db, evaluatorKey?: string) {
 }
 
 /** Every graded criterion of one judge setting, with its verdict's trajectory (for scoring criteria against people). */
-export async function criteriaOfSetting(db: Db, setting: { evaluatorKey: string; k: string; promptVersion: string }) {
+export async function criteriaOfSetting(db: Db, setting: JudgeSetting) {
   const { verdictCriteria, evaluatorVerdicts } = tablesOf(db);
   return db
     .select({
@@ -78,13 +79,7 @@ export async function criteriaOfSetting(db: Db, setting: { evaluatorKey: string;
     })
     .from(verdictCriteria)
     .innerJoin(evaluatorVerdicts, eq(evaluatorVerdicts.id, verdictCriteria.verdictId))
-    .where(
-      and(
-        eq(evaluatorVerdicts.evaluatorKey, setting.evaluatorKey),
-        eq(evaluatorVerdicts.k, setting.k),
-        eq(evaluatorVerdicts.promptVersion, setting.promptVersion),
-      ),
-    )
+    .where(ofJudgeSetting(db, setting))
     .orderBy(asc(evaluatorVerdicts.trajectoryId), asc(verdictCriteria.position));
 }
 
@@ -92,7 +87,7 @@ export async function criteriaOfSetting(db: Db, setting: { evaluatorKey: string;
  * Campaigns whose consolidated labels cover at least one trajectory a setting graded criteria on, newest first: where
  * a judge's criteria can be scored against people when no campaign is named.
  */
-export async function campaignsOverCriteriaOf(db: Db, setting: { evaluatorKey: string; k: string; promptVersion: string }): Promise<number[]> {
+export async function campaignsOverCriteriaOf(db: Db, setting: JudgeSetting): Promise<number[]> {
   const { verdictCriteria, evaluatorVerdicts, campaignItems, consolidatedLabels } = tablesOf(db);
   const rows = await db
     .selectDistinct({ campaignId: campaignItems.campaignId })
@@ -101,9 +96,7 @@ export async function campaignsOverCriteriaOf(db: Db, setting: { evaluatorKey: s
     .innerJoin(consolidatedLabels, eq(consolidatedLabels.itemId, campaignItems.id))
     .where(
       and(
-        eq(evaluatorVerdicts.evaluatorKey, setting.evaluatorKey),
-        eq(evaluatorVerdicts.k, setting.k),
-        eq(evaluatorVerdicts.promptVersion, setting.promptVersion),
+        ofJudgeSetting(db, setting),
         inArray(consolidatedLabels.verdict, ["success", "failure"]),
         sql`exists (select 1 from ${verdictCriteria} where ${verdictCriteria.verdictId} = ${evaluatorVerdicts.id})`,
       ),

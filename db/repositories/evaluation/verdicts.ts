@@ -166,11 +166,25 @@ export async function listJudgeBatches(db: Db, limit = 50) {
 
 export type VerdictValues = Omit<typeof evaluatorVerdicts.$inferInsert, "id" | "createdAt" | "updatedAt">;
 
-export interface VerdictIdentity {
-  trajectoryId: number;
+/** A judge setting: one evaluator at one screenshot window (k) and prompt version. */
+export interface JudgeSetting {
   evaluatorKey: string;
   k: string;
   promptVersion: string;
+}
+
+/** The condition that a verdict is of this judge setting. */
+export function ofJudgeSetting(db: Db, setting: JudgeSetting): SQL | undefined {
+  const { evaluatorVerdicts } = tablesOf(db);
+  return and(
+    eq(evaluatorVerdicts.evaluatorKey, setting.evaluatorKey),
+    eq(evaluatorVerdicts.k, setting.k),
+    eq(evaluatorVerdicts.promptVersion, setting.promptVersion),
+  );
+}
+
+export interface VerdictIdentity extends JudgeSetting {
+  trajectoryId: number;
 }
 
 /**
@@ -258,14 +272,7 @@ export async function findVerdict(db: Db, id: VerdictIdentity): Promise<Evaluato
     db
       .select()
       .from(evaluatorVerdicts)
-      .where(
-        and(
-          eq(evaluatorVerdicts.trajectoryId, id.trajectoryId),
-          eq(evaluatorVerdicts.evaluatorKey, id.evaluatorKey),
-          eq(evaluatorVerdicts.k, id.k),
-          eq(evaluatorVerdicts.promptVersion, id.promptVersion),
-        ),
-      )
+      .where(and(eq(evaluatorVerdicts.trajectoryId, id.trajectoryId), ofJudgeSetting(db, id)))
       .limit(1),
   );
 }
