@@ -4,10 +4,12 @@
  * downloadable as CSV. Without a chart the table is shown.
  */
 import { useState, type ReactNode } from "react";
-import { csvFileName, tableToCsv, type TableModel } from "../_lib/table";
+import type { TableModel } from "../_lib/table";
 import { DataTable } from "./data-table";
 
-export function downloadCsv(table: TableModel) {
+/** The CSV writer (csv-stringify, with a Buffer shim in the browser) is loaded on the first click, not with the page. */
+export async function downloadCsv(table: TableModel) {
+  const { csvFileName, tableToCsv } = await import("../_lib/table");
   const blob = new Blob([tableToCsv(table)], { type: "text/csv;charset=utf-8" });
   const url = URL.createObjectURL(blob);
   const a = document.createElement("a");
@@ -21,7 +23,7 @@ export function downloadCsv(table: TableModel) {
 
 export function CsvButton({ table }: { table: TableModel }) {
   return (
-    <button type="button" className="btn" onClick={() => downloadCsv(table)} title="Download this table as CSV" disabled={table.rows.length === 0}>
+    <button type="button" className="btn" onClick={() => void downloadCsv(table)} title="Download this table as CSV" disabled={table.rows.length === 0}>
       CSV
     </button>
   );

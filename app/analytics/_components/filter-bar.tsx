@@ -7,7 +7,7 @@
 import { usePathname, useRouter } from "next/navigation";
 import { useTransition } from "react";
 import { formatReferenceSpec, parseReferenceSpec } from "@/server/domain/analytics/reference";
-import { analyticsSearch, NO_SITE, type AnalyticsParams } from "../_lib/params";
+import { analyticsSearch, NO_SITE, type AnalyticsParams } from "../_lib/search";
 import { FlaggedNote, type FlaggedCount } from "./flagged-note";
 
 export interface AnalyticsOptions {

@@ -7,7 +7,7 @@
  */
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useOptimistic, useTransition } from "react";
-import { FLAGGED_PARAM } from "../_lib/params";
+import { FLAGGED_PARAM } from "../_lib/search";
 
 export interface FlaggedCount {
   tasks: number;

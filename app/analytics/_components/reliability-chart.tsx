@@ -5,6 +5,9 @@
  */
 import { CartesianGrid, Legend, ReferenceLine, ResponsiveContainer, Scatter, ScatterChart, Tooltip, XAxis, YAxis, type TooltipContentProps } from "recharts";
 import type { ReliabilityModel } from "../_lib/judge-measures";
+import type { FigureModel } from "../_lib/rates";
+import { Figure } from "./figure";
+import type { FigureOptions } from "./model-figures";
 
 const AXIS = { fontSize: 11, fill: "#71717a" };
 const percent = (v: number) => `${Math.round(v * 100)}%`;
@@ -46,5 +49,13 @@ export function ReliabilityChart({ model }: { model: ReliabilityModel }) {
         ))}
       </ScatterChart>
     </ResponsiveContainer>
+  );
+}
+
+/** The diagram as a figure (model-figures.tsx draws the other kinds). */
+export function ReliabilityFigure({ figure, defaultView }: { figure: FigureModel<ReliabilityModel> } & FigureOptions) {
+  const { id, title, description, chart, table } = figure;
+  return (
+    <Figure id={id} title={title} description={description} chart={chart ? <ReliabilityChart model={chart} /> : null} table={table} defaultView={defaultView} />
   );
 }

@@ -13,7 +13,8 @@ import { PALETTE } from "../_lib/charts";
 import { failureStepTable, prepareJudgeMeasures } from "../_lib/judge-measures";
 import { prepareJudgeList } from "../_lib/judges";
 import { analyticsSearch, parseAnalyticsParams, scopeOfParams } from "../_lib/params";
-import { RateFigure, ReliabilityFigure } from "../_components/model-figures";
+import { RateFigure } from "../_components/model-figures";
+import { ReliabilityFigure } from "../_components/reliability-chart";
 
 export const metadata: Metadata = { title: "Judge agreement" };
 

@@ -3,8 +3,7 @@
  * the trajectories behind any figure, and agreement of an uploaded CSV. Researcher-level reads.
  */
 import { z } from "zod";
-import { referenceSpecSchema } from "../../domain/analytics/reference";
-import { DIFFICULTY_DIMENSIONS, evaluatorIdentitySchema, selectionSchema } from "../../domain/analytics/selection";
+import { DIFFICULTY_DIMENSIONS, evaluatorIdentitySchema, referenceSpecSchema, selectionSchema } from "../../domain/analytics/selection";
 import {
   analyticsOptions,
   analyticsOverview,

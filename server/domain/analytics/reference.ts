@@ -10,17 +10,12 @@
  *   only unsure labels the reference is unsure. A failure majority's error category is the most frequent category
  *   among its failure labels, when one is more frequent than every other;
  * - annotator:NAME: that annotator's own label (name as shown in Verdict, or the annotator key).
+ *
+ * No zod here (its schema is selection.ts's referenceSpecSchema): the analytics pages' filters run this in the browser.
  */
 import { ValidationError } from "../../errors";
-import { z } from "zod";
 
 export type ReferenceSpec = { kind: "consolidated" } | { kind: "majority" } | { kind: "annotator"; annotator: string };
-
-export const referenceSpecSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("consolidated") }).strict(),
-  z.object({ kind: z.literal("majority") }).strict(),
-  z.object({ kind: z.literal("annotator"), annotator: z.string().min(1).max(300) }).strict(),
-]);
 
 export const CONSOLIDATED: ReferenceSpec = { kind: "consolidated" };
 

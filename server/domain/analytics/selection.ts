@@ -11,7 +11,6 @@ import { ValidationError } from "../../errors";
 import { z } from "zod";
 import { LABEL_VERDICTS } from "../annotation/label-schema";
 import { VERDICT_VALUES } from "../evaluation/verdicts";
-import { referenceSpecSchema } from "./reference";
 
 export const DIFFICULTY_DIMENSIONS = ["overall", "reasoning", "visual"] as const;
 export type DifficultyDimension = (typeof DIFFICULTY_DIMENSIONS)[number];
@@ -19,6 +18,13 @@ export type DifficultyDimension = (typeof DIFFICULTY_DIMENSIONS)[number];
 const id = z.number().int().positive();
 const shortText = z.string().max(500);
 const range = z.object({ min: z.number().int().nonnegative().optional(), max: z.number().int().nonnegative().optional() }).strict();
+
+/** A human reference (ReferenceSpec in reference.ts) as the API takes it. */
+export const referenceSpecSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("consolidated") }).strict(),
+  z.object({ kind: z.literal("majority") }).strict(),
+  z.object({ kind: z.literal("annotator"), annotator: z.string().min(1).max(300) }).strict(),
+]);
 
 export const evaluatorIdentitySchema = z
   .object({
