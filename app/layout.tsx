@@ -5,7 +5,7 @@ import { SignedInUserProvider } from "./_components/signed-in-user";
 import { TopNav } from "./_components/top-nav";
 import { currentPath, currentUser, signInUrl } from "./_lib/session";
 import { TRPCReactProvider } from "./_trpc/client";
-import { api } from "./_trpc/server";
+import { api, getQueryClient, HydrateClient, trpc } from "./_trpc/server";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -22,12 +22,16 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   if (!user && !PUBLIC_PATHS.some((re) => re.test(path))) redirect(signInUrl(path));
   // Designated QA reviewers (often plain annotators) get the QA page in the nav.
   const qaReviewer = user ? await (await api()).qa.isReviewer().catch(() => false) : false;
+  // The top bar's unread mentions come with the page (streamed, not awaited) instead of a request after hydration.
+  if (user) void getQueryClient().prefetchQuery(trpc.comments.inbox.queryOptions());
   return (
     <html lang="en">
       <body className="flex min-h-dvh flex-col">
         <TRPCReactProvider>
           <SignedInUserProvider user={user}>
-            <TopNav user={user} qaReviewer={qaReviewer} />
+            <HydrateClient>
+              <TopNav user={user} qaReviewer={qaReviewer} />
+            </HydrateClient>
             <main className="flex min-h-0 flex-1 flex-col">{children}</main>
           </SignedInUserProvider>
         </TRPCReactProvider>
