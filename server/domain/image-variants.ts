@@ -4,7 +4,7 @@
  * Widths are snapped to a short list so that every client asking for "about 700 px" shares one cached file
  * (and one browser cache entry) instead of producing a variant per window size.
  */
-export const VARIANT_WIDTHS = [160, 320, 640, 800, 960, 1280, 1920] as const;
+export const VARIANT_WIDTHS = [160, 320, 640, 720, 800, 960, 1280, 1920] as const;
 export const VARIANT_FORMATS = ["webp", "avif"] as const;
 export type VariantFormat = (typeof VARIANT_FORMATS)[number];
 
@@ -19,10 +19,10 @@ export function snapVariantWidth(wanted: number): number {
 
 /**
  * The stage widths the player asks for on desktop windows (1280 to 1920 px wide, device pixel ratio 1 and 2 for
- * the smaller ones): the first screenshot of a newly imported trajectory is encoded at each ahead of its first
+ * the smaller ones; a 1280×800 window draws the stage about 674 px wide, hence 720): the first screenshot of a newly imported trajectory is encoded at each ahead of its first
  * view. A width at or beyond an image's own is its original width, so small screenshots need fewer files.
  */
-export const FIRST_VIEW_WIDTHS = [800, 960, 1280] as const;
+export const FIRST_VIEW_WIDTHS = [720, 800, 960, 1280] as const;
 /** The filmstrip's thumbnail width, and how many thumbnails a desktop window shows at first. */
 export const THUMBNAIL_WIDTH = 160;
 export const FIRST_VIEW_THUMBNAILS = 12;

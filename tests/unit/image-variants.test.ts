@@ -6,7 +6,9 @@ describe("snapVariantWidth", () => {
     [1, 160],
     [160, 160],
     [161, 320],
-    [700, 800],
+    [674, 720],
+    [720, 720],
+    [721, 800],
     [801, 960],
     [1280, 1280],
     [5000, 1920],
@@ -43,6 +45,7 @@ describe("screenshotUrl", () => {
   const h = "a".repeat(64);
   it("builds original and snapped variant URLs", () => {
     expect(screenshotUrl(h)).toBe(`/api/screenshots/${h}`);
-    expect(screenshotUrl(h, { width: 700, format: "webp" })).toBe(`/api/screenshots/${h}?w=800&f=webp`);
+    expect(screenshotUrl(h, { width: 700, format: "webp" })).toBe(`/api/screenshots/${h}?w=720&f=webp`);
+    expect(screenshotUrl(h, { width: 760, format: "webp" })).toBe(`/api/screenshots/${h}?w=800&f=webp`);
   });
 });
