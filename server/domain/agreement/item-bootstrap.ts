@@ -162,36 +162,34 @@ function remembered(
  * Bootstrap interval of Fleiss' κ over the items in `patterns` (every item must have the same number of ratings,
  * as Fleiss' κ itself requires). `kappa` is the point estimate, `reason` why it is undefined.
  */
-export function fleissKappaInterval(
-  patterns: ItemPatterns,
-  estimate: { kappa: number | null; reason: string | null },
-  options: IntervalOptions = {},
-  memo?: IntervalMemo,
-): CoefficientInterval {
-  const undefinedNote = estimate.kappa === null ? (estimate.reason ?? "Fleiss' κ is undefined") : null;
-  return coefficientInterval(patterns, "fleiss", 1, { ...estimate, undefinedNote }, options, memo, drawFleiss);
-}
+export const fleissKappaInterval = coefficientInterval<{ kappa: number | null; reason: string | null }>(
+  "fleiss",
+  1,
+  (e) => (e.kappa === null ? (e.reason ?? "Fleiss' κ is undefined") : null),
+  drawFleiss,
+);
 
 /**
- * The steps both coefficients share: select the items with at least `minRatings` ratings, answer from the memo when
- * the same question was asked, say why there is no interval (undefined estimate, too few items), else draw.
+ * An interval function for one coefficient: it selects the items with at least `minRatings` ratings, answers from
+ * the memo when the same question was asked, says why there is no interval (undefined estimate, too few items), and
+ * else draws. `undefinedNote` says why the point estimate is undefined, or null when it is defined.
  */
-function coefficientInterval(
-  patterns: ItemPatterns,
+function coefficientInterval<E extends { reason: string | null }>(
   what: string,
   minRatings: number,
-  estimate: { reason: string | null; undefinedNote: string | null },
-  options: IntervalOptions,
-  memo: IntervalMemo | undefined,
+  undefinedNote: (estimate: E) => string | null,
   draw: (selected: Selected, k: number, options: IntervalOptions) => CoefficientInterval,
-): CoefficientInterval {
-  const selected = patterns.select(minRatings);
-  const undefinedReason = estimate.undefinedNote === null ? null : `undefined:${estimate.reason ?? ""}`;
-  return remembered(memo, `${what}:${patterns.k}`, selected, undefinedReason, options, () => {
-    if (estimate.undefinedNote !== null) return noInterval(selected.items, `no interval: ${estimate.undefinedNote}`);
-    if (selected.items < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(selected.items);
-    return draw(selected, patterns.k, options);
-  });
+) {
+  return (patterns: ItemPatterns, estimate: E, options: IntervalOptions = {}, memo?: IntervalMemo): CoefficientInterval => {
+    const selected = patterns.select(minRatings);
+    const note = undefinedNote(estimate);
+    const undefinedReason = note === null ? null : `undefined:${estimate.reason ?? ""}`;
+    return remembered(memo, `${what}:${patterns.k}`, selected, undefinedReason, options, () => {
+      if (note !== null) return noInterval(selected.items, `no interval: ${note}`);
+      if (selected.items < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(selected.items);
+      return draw(selected, patterns.k, options);
+    });
+  };
 }
 
 function drawFleiss(selected: Selected, k: number, options: IntervalOptions): CoefficientInterval {
@@ -224,15 +222,12 @@ function drawFleiss(selected: Selected, k: number, options: IntervalOptions): Co
 }
 
 /** Bootstrap interval of Krippendorff's α (nominal) over the pairable items (two or more ratings) in `patterns`. */
-export function krippendorffAlphaInterval(
-  patterns: ItemPatterns,
-  estimate: { alpha: number | null; reason: string | null },
-  options: IntervalOptions = {},
-  memo?: IntervalMemo,
-): CoefficientInterval {
-  const undefinedNote = estimate.alpha === null ? (estimate.reason ?? "α is undefined") : null;
-  return coefficientInterval(patterns, "alpha", 2, { ...estimate, undefinedNote }, options, memo, drawAlpha);
-}
+export const krippendorffAlphaInterval = coefficientInterval<{ alpha: number | null; reason: string | null }>(
+  "alpha",
+  2,
+  (e) => (e.alpha === null ? (e.reason ?? "α is undefined") : null),
+  drawAlpha,
+);
 
 function drawAlpha(selected: Selected, k: number, options: IntervalOptions): CoefficientInterval {
   const { counts, ratings, squares, weights, items } = selected;
