@@ -457,13 +457,8 @@ export async function alignmentVersions(db: Db, ref: number | string, opts: { po
   });
   const versions = await listPromptVersions(db, a.id);
   const resolved = await Promise.all(versions.map((v) => resolveJudgeVariant(db, config, variantOfVersion(v))));
-  const under = await verdictsUnderVariants(
-    db,
-    config,
-    a.k,
-    resolved,
-    held.map((h) => h.trajectoryId),
-  );
+  const heldIds = held.map((h) => h.trajectoryId);
+  const under = await verdictsUnderVariants(db, config, a.k, resolved, heldIds);
   const baseSystem = await systemPromptOf(db, a, null);
   const systemOf = (v: JudgePromptVersionRow) => (v.number === 1 ? baseSystem : applyPromptVersion(baseSystem, { rubric: v.rubric, examples: v.examples }));
   const byId = new Map(versions.map((v, i) => [v.id, { v, pv: resolved[i]!.promptVersion }]));

@@ -261,13 +261,8 @@ export async function stressTestReport(db: Db, id: number, opts: { policy?: Unpa
   const base = st.promptVersionId != null ? formatVariant({ promptVersionId: st.promptVersionId }) : "";
   const ways = [base, ...st.perturbations.map((p) => formatVariant({ ...parseVariant(base), ...parseVariant(p) }))];
   const resolved = await Promise.all(ways.map((w) => resolveJudgeVariant(db, config, w)));
-  const under = await verdictsUnderVariants(
-    db,
-    config,
-    st.k,
-    resolved,
-    items.map((i) => i.trajectoryId),
-  );
+  const itemIds = items.map((i) => i.trajectoryId);
+  const under = await verdictsUnderVariants(db, config, st.k, resolved, itemIds);
   const basePv = resolved[0]!.promptVersion;
   const byId = new Map(items.map((i) => [i.trajectoryId, i]));
   const perturbations: PerturbationResult[] = st.perturbations.map((p, i) => {
