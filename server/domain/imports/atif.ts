@@ -19,17 +19,8 @@
  * Pure: paths are returned as written; the importer resolves and reads them.
  */
 import { z } from "zod";
-import {
-  bundleRunSchema,
-  bundleStepSchema,
-  bundleTaskSchema,
-  bundleVerdictSchema,
-  parsedActionSchema,
-  somElementSchema,
-  type BundleImage,
-  type BundleTrajectory,
-} from "./bundle";
-import { stepContent, OUTCOMES, type Outcome, type ParsedAction, type ScrollDirection, type StepContent } from "../types";
+import { bundleStepSchema, bundleTrajectorySchema, parsedActionSchema, somElementSchema, type BundleImage, type BundleTrajectory } from "./bundle";
+import { stepContent, type Outcome, type ParsedAction, type ScrollDirection, type StepContent } from "../types";
 
 export const ATIF_SCHEMA_VERSION = "ATIF-v1.6";
 const ATIF_VERSION = /^ATIF-v1\.\d+$/;
@@ -92,13 +83,8 @@ const stepExtraSchema = bundleStepSchema.omit({ screenshot: true, rawScreenshot:
 const trajectoryExtraSchema = z.object({
   format: z.literal(EXTRA_FORMAT),
   version: z.literal(EXTRA_VERSION),
-  task: bundleTaskSchema,
-  run: bundleRunSchema,
-  attempt: z.number().int().nonnegative().default(0),
-  finalAnswer: z.string().nullable().default(null),
-  outcome: z.enum(OUTCOMES),
-  outcomeDetail: z.string().nullable().default(null),
-  verdicts: z.array(bundleVerdictSchema).default([]),
+  // The bundle's trajectory fields but its steps (ATIF carries those itself).
+  ...bundleTrajectorySchema.omit({ steps: true }).shape,
   /** The database it was exported from: its own judge and rule verdicts are not imported into it again. */
   sourceInstance: z.string().optional(),
 });
