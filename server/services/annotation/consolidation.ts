@@ -33,6 +33,14 @@ function valuesOf(l: Pick<LabelRow, "verdict" | "category" | "firstFailingStep" 
   return { verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note };
 }
 
+/**
+ * A label's answer as the item pages show it (the annotator's own label, the labels side by side): its values, its
+ * answers to the campaign's questions and its region marks (empty when none), and the guideline version it was given under.
+ */
+export function labelAnswerOf(l: Pick<LabelRow, "verdict" | "category" | "firstFailingStep" | "note" | "answers" | "marks" | "guidelineVersion">) {
+  return { ...valuesOf(l), answers: l.answers ?? {}, marks: l.marks ?? [], guidelineVersion: l.guidelineVersion };
+}
+
 /** Who settled a consolidated label other than by the annotators' agreement, and on what grounds. */
 export interface ConsolidationDecision {
   /** The adjudicator, QA reviewer or researcher setting a gold answer. */
@@ -343,13 +351,7 @@ export async function reviewOfItem(db: Db, campaign: CampaignRow, item: Campaign
         userId: l.userId,
         origin: l.origin,
         status: l.status,
-        verdict: l.verdict,
-        category: l.category,
-        firstFailingStep: l.firstFailingStep,
-        note: l.note,
-        answers: l.answers ?? {},
-        marks: l.marks ?? [],
-        guidelineVersion: l.guidelineVersion,
+        ...labelAnswerOf(l),
         timeSpentMs: l.timeSpentMs,
         stepsViewed: l.stepsViewed,
         revision: l.revision,

@@ -76,7 +76,7 @@ import { hideAgentInTrajectory } from "../access";
 import { assertBlindLabelOpen } from "./reveal";
 import { assertCampaignVisible, listCampaignSummaries } from "./campaigns";
 import { requireCampaign } from "./campaign-lookup";
-import { recomputeItem } from "./consolidation";
+import { labelAnswerOf, recomputeItem } from "./consolidation";
 import { goldStandingOf } from "./gold";
 import {
   assertQualificationAllows,
@@ -886,13 +886,7 @@ export async function myItemLabel(db: Db, actor: Actor, campaignId: number, item
     label: l
       ? {
           revision: l.revision,
-          verdict: l.verdict,
-          category: l.category,
-          firstFailingStep: l.firstFailingStep,
-          note: l.note,
-          answers: l.answers ?? {},
-          marks: l.marks ?? [],
-          guidelineVersion: l.guidelineVersion,
+          ...labelAnswerOf(l),
         }
       : null,
     history: mine.history,
