@@ -11,8 +11,8 @@ import { CsvError, parseCsvTable } from "../../domain/csv";
 import type { Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
 import { ValidationError } from "../../errors";
-import { checkUploadRoom, enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
-import { removeUploadedText, stageUploadedText, type StagedText } from "../../storage/uploaded-text";
+import { enqueueUploadedTextJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
+import type { StagedText } from "../../storage/uploaded-text";
 
 export interface CsvAgreementInput {
   fileName: string;
@@ -70,15 +70,10 @@ export interface CsvAgreementJobPayload extends RequestedJobPayload, Omit<CsvAgr
 export async function startCsvAgreement(ctx: AppContext, actor: Actor, input: CsvAgreementInput): Promise<number> {
   if (input.itemColumns.length === 0) throw new ValidationError("item: pick at least one column that identifies the rated item");
   const { text, ...choices } = input;
-  await checkUploadRoom(ctx, actor.userId, Buffer.byteLength(text, "utf8"));
-  const file = await stageUploadedText(ctx.config, text);
-  try {
-    const payload: CsvAgreementJobPayload = { ...choices, file, requestedBy: actor.userId, uploadBytes: file.bytes };
-    return await enqueueRequestedJob(ctx, CSV_AGREEMENT_JOB_TYPE, payload);
-  } catch (e) {
-    await removeUploadedText(ctx.config, file).catch(() => undefined);
-    throw e;
-  }
+  return enqueueUploadedTextJob<CsvAgreementJobPayload>(ctx, actor, CSV_AGREEMENT_JOB_TYPE, { text, bytes: Buffer.byteLength(text, "utf8") }, (file) => ({
+    ...choices,
+    file,
+  }));
 }
 
 /** The analysis as the page that started it polls it. */

@@ -8,8 +8,8 @@
 import { requireRole, type Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
 import { ValidationError } from "../../errors";
-import { checkUploadRoom, enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
-import { removeUploadedText, stageUploadedText, type StagedText } from "../../storage/uploaded-text";
+import { enqueueUploadedTextJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
+import type { StagedText } from "../../storage/uploaded-text";
 import type { LabelImportReport, LabelImportRequest } from "./io";
 
 export const LABEL_IMPORT_JOB_TYPE = "labels.import-csv";
@@ -32,21 +32,12 @@ export async function startLabelImport(ctx: AppContext, actor: Actor, req: Dashb
   const text = csv ?? xlsxBase64;
   if (text === undefined) throw new ValidationError(`${req.source}: no file was sent`);
   // The quota counts the file's own size, not its base64 form.
-  await checkUploadRoom(ctx, actor.userId, csv !== undefined ? Buffer.byteLength(csv, "utf8") : Math.floor((xlsxBase64!.length * 3) / 4));
-  const file = await stageUploadedText(ctx.config, text);
-  try {
-    const payload: LabelImportJobPayload = {
-      ...rest,
-      ...(csv !== undefined ? { encoding: "csv" as const } : { encoding: "xlsx-base64" as const, sheet }),
-      file,
-      requestedBy: actor.userId,
-      uploadBytes: file.bytes,
-    };
-    return await enqueueRequestedJob(ctx, LABEL_IMPORT_JOB_TYPE, payload);
-  } catch (e) {
-    await removeUploadedText(ctx.config, file).catch(() => undefined);
-    throw e;
-  }
+  const bytes = csv !== undefined ? Buffer.byteLength(csv, "utf8") : Math.floor((xlsxBase64!.length * 3) / 4);
+  return enqueueUploadedTextJob<LabelImportJobPayload>(ctx, actor, LABEL_IMPORT_JOB_TYPE, { text, bytes }, (file) => ({
+    ...rest,
+    ...(csv !== undefined ? { encoding: "csv" as const } : { encoding: "xlsx-base64" as const, sheet }),
+    file,
+  }));
 }
 
 /** The import as the page that started it polls it: its report once done. */

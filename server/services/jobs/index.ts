@@ -8,6 +8,6 @@
 export { createJobQueue } from "./create-queue";
 export { closeQueueFor } from "./installation-queue";
 export { jobsOfGroup, cancelGroup, enqueueJobs, groupProgress, isJobHeld, resumeGroup, type GroupProgress, cancelJob } from "./queue";
-export { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "./requested-jobs";
+export { enqueueRequestedJob, enqueueUploadedTextJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "./requested-jobs";
 export { receiveUpload, type UploadReceipt, checkUploadRoom } from "./upload-quota";
 export { runWorker, RetryableJobError, type JobOutcome, type WorkerSummary, JobRefusedError, JobInterrupted, type JobContext, type JobHandler } from "./worker";

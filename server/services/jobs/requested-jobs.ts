@@ -9,7 +9,9 @@ import type { JobStatus } from "../../../db/schema/index";
 import type { Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
 import { NotFoundError } from "../../errors";
+import { removeUploadedText, stageUploadedText, type StagedText } from "../../storage/uploaded-text";
 import { enqueueJobs, jobsOfGroup } from "./queue";
+import { checkUploadRoom } from "./upload-quota";
 
 export interface RequestedJobPayload {
   /** The user who started it: the only one (with admins) who may read it. */
@@ -37,6 +39,28 @@ export async function enqueueRequestedJob<P extends RequestedJobPayload>(ctx: Pi
   const groupKey = `${type}:${crypto.randomUUID()}`;
   await enqueueJobs(ctx.db, [{ type, payload, groupKey, maxAttempts: 1 }]);
   return (await jobsOfGroup(ctx.db, groupKey))[0]!.id;
+}
+
+/**
+ * Queues a requested job that reads an uploaded text: checks the requester's upload room for the file's `bytes`,
+ * keeps the text where a worker reads it, and queues `payloadOf(file)`; the kept file is removed again when the job
+ * cannot be queued. Resolves to the job's id.
+ */
+export async function enqueueUploadedTextJob<P extends RequestedJobPayload>(
+  ctx: Pick<AppContext, "db" | "config">,
+  actor: Pick<Actor, "userId">,
+  type: string,
+  upload: { text: string; bytes: number },
+  payloadOf: (file: StagedText) => Omit<P, keyof RequestedJobPayload>,
+): Promise<number> {
+  await checkUploadRoom(ctx, actor.userId, upload.bytes);
+  const file = await stageUploadedText(ctx.config, upload.text);
+  try {
+    return await enqueueRequestedJob(ctx, type, { ...payloadOf(file), requestedBy: actor.userId, uploadBytes: file.bytes } as P);
+  } catch (e) {
+    await removeUploadedText(ctx.config, file).catch(() => undefined);
+    throw e;
+  }
 }
 
 /** The job `id` of `type` as its requester sees it; NotFound for anyone else and for other kinds of job. */
