@@ -60,9 +60,25 @@ function cleanValue(v: string | null | undefined): string | null {
   return t === "" || t === "None" ? null : t;
 }
 
+/** The operations that take neither a target nor a value, and the action each one is. */
+const FIXED_OPERATIONS: Partial<Record<Operation, ParsedAction>> = {
+  "PRESS HOME": { type: "press", value: "Home" },
+  "PRESS END": { type: "press", value: "End" },
+  "PRESS PAGEUP": { type: "press", value: "PageUp" },
+  "PRESS PAGEDOWN": { type: "press", value: "PageDown" },
+  "SCROLL UP": { type: "scroll", direction: "up" },
+  "SCROLL DOWN": { type: "scroll", direction: "down" },
+  "NEW TAB": { type: "new_tab" },
+  "CLOSE TAB": { type: "close_tab" },
+  "GO BACK": { type: "go_back" },
+  "GO FORWARD": { type: "go_forward" },
+};
+
 /** Maps one SeeAct operation with its value onto a ParsedAction; null when the operation is unknown. */
 export function seeActOperation(opRaw: string, valueRaw: string | null | undefined, target: string | null = null): ParsedAction | null {
   const op = normaliseOp(opRaw) as Operation;
+  const fixed = FIXED_OPERATIONS[op];
+  if (fixed) return { ...fixed };
   const value = cleanValue(valueRaw);
   switch (op) {
     case "CLICK":
@@ -75,26 +91,6 @@ export function seeActOperation(opRaw: string, valueRaw: string | null | undefin
       return { type: "select", target, value };
     case "PRESS ENTER":
       return { type: "press", target, value: "Enter" };
-    case "PRESS HOME":
-      return { type: "press", value: "Home" };
-    case "PRESS END":
-      return { type: "press", value: "End" };
-    case "PRESS PAGEUP":
-      return { type: "press", value: "PageUp" };
-    case "PRESS PAGEDOWN":
-      return { type: "press", value: "PageDown" };
-    case "SCROLL UP":
-      return { type: "scroll", direction: "up" };
-    case "SCROLL DOWN":
-      return { type: "scroll", direction: "down" };
-    case "NEW TAB":
-      return { type: "new_tab" };
-    case "CLOSE TAB":
-      return { type: "close_tab" };
-    case "GO BACK":
-      return { type: "go_back" };
-    case "GO FORWARD":
-      return { type: "go_forward" };
     case "GOTO":
       return value ? { type: "goto", value } : null;
     // SeeAct's TERMINATE declares the task complete without an answer text.
