@@ -11,7 +11,8 @@ import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { headers } from "next/headers";
 import { forbidden, notFound } from "next/navigation";
 import { connection } from "next/server";
-import { cache, type ReactNode } from "react";
+import type { Metadata } from "next";
+import { cache, type ComponentType, type ReactNode } from "react";
 import { appRouter, createCaller } from "@/server/api/root";
 import { createTRPCContext } from "@/server/api/trpc";
 import { makeQueryClient } from "./query-client";
@@ -51,4 +52,46 @@ export async function orNotFound<T>(p: Promise<T>): Promise<T> {
 
 export function HydrateClient({ children }: { children: ReactNode }) {
   return <HydrationBoundary state={dehydrate(getQueryClient())}>{children}</HydrationBoundary>;
+}
+
+/** A page's id from its address: a positive whole number, else null (the page answers 404). */
+export function pageId(raw: string): number | null {
+  return /^\d{1,12}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+}
+
+/** Every id in a page's address (`{ campaignId: "3", itemNo: "7" }` as numbers), or the 404 when one is not an id. */
+export function pageIds<K extends string>(params: Record<K, string>): Record<K, number> {
+  const ids = {} as Record<K, number>;
+  for (const key of Object.keys(params) as K[]) {
+    const id = pageId(params[key]);
+    if (id === null) notFound();
+    ids[key] = id;
+  }
+  return ids;
+}
+
+type RecordPageProps = { params: Promise<{ id: string }> };
+
+/**
+ * The page of one record named by the id in its address (a judge batch, a stress test, a live run…): titled
+ * "<noun> <id>", 404 for an id that is not one or a record that is not there (`load` fetches it through
+ * `orNotFound` and prefetches what else `View` reads), then `View` drawn from those queries. A page exports both:
+ * `export const generateMetadata = page.generateMetadata; export default page.Page;`.
+ */
+export function recordPage(noun: string, View: ComponentType<{ id: number }>, load: (id: number) => Promise<unknown>) {
+  async function generateMetadata({ params }: RecordPageProps): Promise<Metadata> {
+    const id = pageId((await params).id);
+    return { title: id ? `${noun} ${id}` : noun };
+  }
+  async function Page({ params }: RecordPageProps) {
+    const id = pageId((await params).id);
+    if (id === null) notFound();
+    await load(id);
+    return (
+      <HydrateClient>
+        <View id={id} />
+      </HydrateClient>
+    );
+  }
+  return { generateMetadata, Page };
 }

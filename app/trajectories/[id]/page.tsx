@@ -4,17 +4,13 @@ import { notFound } from "next/navigation";
 import { hasRole } from "@/server/domain/access/actor";
 import { STEP_WINDOW, windowStart } from "@/server/domain/player/paging";
 import { currentUser } from "../../_lib/session";
-import { getQueryClient, HydrateClient, orNotFound, trpc } from "../../_trpc/server";
+import { getQueryClient, HydrateClient, orNotFound, pageId, trpc } from "../../_trpc/server";
 import { TrajectoryPlayer } from "./_components/player";
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-function parseId(raw: string): number | null {
-  return /^\d{1,12}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
-}
-
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
-  const id = parseId((await params).id);
+  const id = pageId((await params).id);
   if (id === null) return { title: "Trajectory" };
   try {
     const t = await getQueryClient().fetchQuery(trpc.trajectories.byId.queryOptions({ id }));
@@ -25,7 +21,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 }
 
 export default async function TrajectoryPage({ params, searchParams }: Props) {
-  const id = parseId((await params).id);
+  const id = pageId((await params).id);
   if (id === null) notFound();
   const sp = await searchParams;
   const stepParam = sp.step;

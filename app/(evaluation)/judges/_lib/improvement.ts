@@ -109,8 +109,3 @@ export function versionSummary(v: AlignmentView["versions"][number]["version"]):
           : "researcher's rubric";
   return `${rubric} · ${v.examples.length} example${v.examples.length === 1 ? "" : "s"}`;
 }
-
-/** A page's id from its address: a positive whole number, else null (the page answers 404). */
-export function parseId(raw: string): number | null {
-  return /^\d{1,12}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
-}
