@@ -126,6 +126,37 @@ export function Stat({ label, value, hint }: { label: string; value: ReactNode; 
   );
 }
 
+/** One figure of a `<dl>`: its name above, its value below (`valueClassName`: the value's look, figures' digits by default). */
+export function Figure({
+  label,
+  value,
+  testId,
+  valueClassName = "tabular-nums",
+}: {
+  label: string;
+  value: ReactNode;
+  testId?: string;
+  valueClassName?: string;
+}) {
+  return (
+    <div>
+      <dt className="section-title">{label}</dt>
+      <dd className={valueClassName} data-testid={testId}>
+        {value}
+      </dd>
+    </div>
+  );
+}
+
+/** A trajectory's number, linking to its player. */
+export function TrajectoryLink({ id }: { id: number }) {
+  return (
+    <Link className="link" href={`/trajectories/${id}`}>
+      #{id}
+    </Link>
+  );
+}
+
 /** Page links for offset pagination; `href(n)` builds the URL of page n. */
 export function Pagination({
   page,

@@ -1,7 +1,6 @@
 /**
  * Small pieces shared by the live-run pages (server-renderable: no hooks).
  */
-import type { ReactNode } from "react";
 
 // Job statuses say whether the runner finished its work, never whether the agent succeeded: no success green.
 const STATUS_STYLE: Record<string, string> = {
@@ -64,17 +63,5 @@ export function PolicyBadge({ kind, label }: { kind: string; label: string }) {
       <span className="rounded bg-indigo-50 px-1.5 py-px text-2xs font-semibold tracking-wide text-indigo-700 uppercase">VLM</span>
       <span className="text-zinc-600">{label.replace(/^VLM · /, "")}</span>
     </span>
-  );
-}
-
-export function Field({ label, hint, children, htmlFor }: { label: string; hint?: ReactNode; children: ReactNode; htmlFor?: string }) {
-  return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor={htmlFor} className="text-[12px] font-medium text-zinc-700">
-        {label}
-      </label>
-      {children}
-      {hint && <div className="text-2xs text-zinc-500">{hint}</div>}
-    </div>
   );
 }

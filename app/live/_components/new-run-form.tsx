@@ -12,7 +12,7 @@ import { BLOCKED_TEXT_SUGGESTIONS, LIVE_RUN_DEFAULTS, parseActionLines } from "@
 import { parseTrajectoryListParams } from "@/server/domain/trajectory-list-query";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../_trpc/client";
-import { Field } from "./bits";
+import { Field } from "../../_components/field";
 
 type FormOptions = inferRouterOutputs<AppRouter>["liveRuns"]["formOptions"];
 type StartInput = inferRouterInputs<AppRouter>["liveRuns"]["start"];

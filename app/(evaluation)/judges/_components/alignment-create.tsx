@@ -7,7 +7,7 @@ import { useMutation, useSuspenseQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { useTRPC } from "../../../_trpc/client";
-import { Field } from "../../../live/_components/bits";
+import { Field } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
 import { CampaignPicker, ConfigPicker } from "./judge-pickers";
 

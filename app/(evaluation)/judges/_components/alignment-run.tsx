@@ -7,7 +7,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useId, useState } from "react";
 import { useTRPC } from "../../../_trpc/client";
-import { Field } from "../../../live/_components/bits";
+import { Field } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
 import type { AlignmentView } from "../_lib/improvement";
 import { StartButton } from "./dry-run";

@@ -4,8 +4,7 @@
  * parts, every item with its part, and the whole as a CSV file to download.
  */
 import { useSuspenseQuery } from "@tanstack/react-query";
-import Link from "next/link";
-import { formatCount } from "../../../_components/ui";
+import { formatCount, TrajectoryLink } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { DenseTable, right } from "../../../_components/table";
 
@@ -55,9 +54,7 @@ export function AlignmentSplit({ id }: { id: number }) {
             {s.items.map((i) => (
               <tr key={i.trajectoryId} data-part={i.part}>
                 <td>
-                  <Link className="link" href={`/trajectories/${i.trajectoryId}`}>
-                    #{i.trajectoryId}
-                  </Link>
+                  <TrajectoryLink id={i.trajectoryId} />
                 </td>
                 <td className={i.part === "held-out" ? "text-amber-800" : "text-zinc-700"}>{i.part}</td>
                 <td>{i.human ?? "–"}</td>

@@ -4,7 +4,8 @@
  * first), a new version from the calibration part's disagreements, and the versions compared on the held-out part.
  */
 import { useSuspenseQuery } from "@tanstack/react-query";
-import { formatCount, formatDate, PageHeader } from "../../../_components/ui";
+import { formatCount, formatDate } from "../../../_components/ui";
+import { JudgesPageHeader } from "./judges-header";
 import { useTRPC } from "../../../_trpc/client";
 import { AlignmentRun } from "./alignment-run";
 import { AlignmentSplit } from "./alignment-split";
@@ -17,11 +18,8 @@ export function AlignmentStudyView({ id }: { id: number }) {
   const a = view.alignment;
   return (
     <>
-      <PageHeader
-        crumbs={[
-          { href: "/judges", label: "Judges" },
-          { href: "/judges/alignment", label: "Aligning judges" },
-        ]}
+      <JudgesPageHeader
+        crumbs={[{ href: "/judges/alignment", label: "Aligning judges" }]}
         title={`Alignment study ${a.name}`}
         subtitle={`${view.configName} on ${view.campaignName} · k = ${a.k} · ${formatCount(view.calibration)} calibration and ${formatCount(view.heldOut)} held-out items · created ${formatDate(a.createdAt)}`}
       />

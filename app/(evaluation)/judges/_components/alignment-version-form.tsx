@@ -8,10 +8,9 @@
  */
 import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import Link from "next/link";
 import { useId, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { formatCount } from "../../../_components/ui";
+import { formatCount, TrajectoryLink } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { errorText } from "../_lib/error-text";
 import type { AlignmentView } from "../_lib/improvement";
@@ -175,9 +174,7 @@ function ExamplePicker({ id, chosen, onChange }: { id: number; chosen: Set<numbe
                   />
                 </td>
                 <td>
-                  <Link className="link" href={`/trajectories/${i.trajectoryId}`}>
-                    #{i.trajectoryId}
-                  </Link>
+                  <TrajectoryLink id={i.trajectoryId} />
                 </td>
                 <td className="max-w-sm text-[12px]">{i.intent}</td>
                 <td>{i.human ?? "–"}</td>

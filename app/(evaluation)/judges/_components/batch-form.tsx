@@ -12,7 +12,7 @@ import { useId, useMemo, useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
-import { Field } from "../../../live/_components/bits";
+import { Field } from "../../../_components/field";
 import { K_CHOICES, parseKText, wholeIn, type KValue } from "../_lib/batch-text";
 import { ConcurrencyField, DryRunSection, StartButton } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";

@@ -9,7 +9,8 @@ import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useEffect } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { formatCount, formatDate, PageHeader } from "../../../_components/ui";
+import { Figure, formatCount, formatDate, TrajectoryLink } from "../../../_components/ui";
+import { JudgesPageHeader } from "./judges-header";
 import { useTRPC } from "../../../_trpc/client";
 import { ProgressBar } from "../../../_components/progress-bar";
 import { BatchStatus } from "./batch-status";
@@ -57,8 +58,7 @@ export function BatchProgressView({ id }: { id: number }) {
   const resumable = !going && (jobs.counts.cancelled > 0 || jobs.counts.failed > 0);
   return (
     <>
-      <PageHeader
-        crumbs={[{ href: "/judges", label: "Judges" }]}
+      <JudgesPageHeader
         title={`Judge batch #${batch.id}`}
         subtitle={`${config?.name ?? `configuration ${batch.judgeConfigId}`} · ${batch.selectionLabel ?? "selection"} · ${formatCount(batch.trajectoryCount)} trajector${batch.trajectoryCount === 1 ? "y" : "ies"} · k = ${batch.kValues.join(", ")} · created ${formatDate(batch.createdAt)}`}
         actions={
@@ -160,23 +160,20 @@ function VerdictsReceived({ verdicts, estimatedCostUsd }: { verdicts: Progress["
     <section className="panel px-4 py-3" aria-label="Verdicts">
       <h2 className="section-title mb-2">Verdicts received</h2>
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-[13px] sm:grid-cols-3 lg:grid-cols-6" data-testid="batch-verdicts">
-        <Count label="Success" value={v.success ?? 0} testId="verdict-success" />
-        <Count label="Failure" value={v.failure ?? 0} testId="verdict-failure" />
-        <Count label="Unparseable" value={v.unparseable ?? 0} />
-        <Count label="Not evaluable" value={v.not_evaluable ?? 0} />
-        <div>
-          <dt className="section-title">Tokens in / out</dt>
-          <dd className="tabular-nums">
-            {formatCount(verdicts.inputTokens)} / {formatCount(verdicts.outputTokens)}
-          </dd>
-        </div>
-        <div>
-          <dt className="section-title">Cost</dt>
-          <dd className="tabular-nums">
-            {verdicts.costUsd === null ? "–" : `$${verdicts.costUsd.toFixed(4)}`}
-            {estimatedCostUsd !== null && <span className="text-zinc-500"> of ~${estimatedCostUsd.toFixed(4)}</span>}
-          </dd>
-        </div>
+        <Figure label="Success" value={formatCount(v.success ?? 0)} testId="verdict-success" />
+        <Figure label="Failure" value={formatCount(v.failure ?? 0)} testId="verdict-failure" />
+        <Figure label="Unparseable" value={formatCount(v.unparseable ?? 0)} />
+        <Figure label="Not evaluable" value={formatCount(v.not_evaluable ?? 0)} />
+        <Figure label="Tokens in / out" value={`${formatCount(verdicts.inputTokens)} / ${formatCount(verdicts.outputTokens)}`} />
+        <Figure
+          label="Cost"
+          value={
+            <>
+              {verdicts.costUsd === null ? "–" : `$${verdicts.costUsd.toFixed(4)}`}
+              {estimatedCostUsd !== null && <span className="text-zinc-500"> of ~${estimatedCostUsd.toFixed(4)}</span>}
+            </>
+          }
+        />
       </dl>
       {(v.success ?? 0) + (v.failure ?? 0) > 0 && (
         <p className="mt-2 text-2xs text-zinc-500">
@@ -199,9 +196,7 @@ function FailureTable({ rows, failedCount }: { rows: inferRouterOutputs<AppRoute
         {rows.map((f) => (
           <tr key={`${f.trajectoryId}:${f.k}`}>
             <td>
-              <Link className="link" href={`/trajectories/${f.trajectoryId}`}>
-                #{f.trajectoryId}
-              </Link>
+              <TrajectoryLink id={f.trajectoryId} />
             </td>
             <td className="font-mono">{f.k}</td>
             <td className="text-right tabular-nums">{f.attempts}</td>
@@ -215,17 +210,6 @@ function FailureTable({ rows, failedCount }: { rows: inferRouterOutputs<AppRoute
           The first {formatCount(rows.length)} of {formatCount(failedCount)} failed calls.
         </p>
       )}
-    </div>
-  );
-}
-
-function Count({ label, value, testId }: { label: string; value: number; testId?: string }) {
-  return (
-    <div>
-      <dt className="section-title">{label}</dt>
-      <dd className="tabular-nums" data-testid={testId}>
-        {formatCount(value)}
-      </dd>
     </div>
   );
 }

@@ -6,7 +6,7 @@
  */
 import type { ReactNode } from "react";
 import { formatCount } from "../../../_components/ui";
-import { Field } from "../../../live/_components/bits";
+import { Field } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
 
 /** Calls in flight at once, 1–64 (the forms check it with `wholeIn`, server/domain's limits). */

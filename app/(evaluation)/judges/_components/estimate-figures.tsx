@@ -3,7 +3,8 @@
  * for a batch, per way of asking for a stress test): shared by the batch form, the stress-test form and the
  * alignment runs. Nothing is sent to produce them.
  */
-import { formatCount } from "../../../_components/ui";
+import type { ComponentProps } from "react";
+import { Figure, formatCount } from "../../../_components/ui";
 
 /** What every dry run of a judge answers (a batch's estimate; stress tests and alignment runs reuse it). */
 export interface EstimateLike {
@@ -49,19 +50,19 @@ export function EstimateFigures({
   return (
     <div className="flex flex-col gap-2">
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 sm:grid-cols-4">
-        <Figure label={itemsName === "items" ? "Items" : "Trajectories"} value={formatCount(e.trajectories)} testId={`${testIdPrefix}-${itemsName}`} />
-        <Figure label="Calls" value={formatCount(e.calls)} testId={`${testIdPrefix}-calls`} />
-        <Figure label="Images" value={formatCount(e.images)} testId={`${testIdPrefix}-images`} />
-        <Figure label="Already judged (kept)" value={formatCount(e.existing)} testId={`${testIdPrefix}-existing`} />
-        <Figure label="Input tokens (est.)" value={formatCount(e.inputTokens)} />
-        <Figure label="Output tokens (est.)" value={formatCount(e.outputTokens)} />
-        <Figure
+        <EstimateFigure label={itemsName === "items" ? "Items" : "Trajectories"} value={formatCount(e.trajectories)} testId={`${testIdPrefix}-${itemsName}`} />
+        <EstimateFigure label="Calls" value={formatCount(e.calls)} testId={`${testIdPrefix}-calls`} />
+        <EstimateFigure label="Images" value={formatCount(e.images)} testId={`${testIdPrefix}-images`} />
+        <EstimateFigure label="Already judged (kept)" value={formatCount(e.existing)} testId={`${testIdPrefix}-existing`} />
+        <EstimateFigure label="Input tokens (est.)" value={formatCount(e.inputTokens)} />
+        <EstimateFigure label="Output tokens (est.)" value={formatCount(e.outputTokens)} />
+        <EstimateFigure
           label="Cost (est.)"
           value={e.costUsd === null ? "no prices set" : `$${e.costUsd.toFixed(e.costUsd < 1 ? 4 : 2)}`}
           testId={`${testIdPrefix}-cost`}
         />
         {extra.map((x) => (
-          <Figure key={x.label} label={x.label} value={x.value} />
+          <EstimateFigure key={x.label} label={x.label} value={x.value} />
         ))}
       </dl>
       {rows && (rows.length > 1 || (rowsAlways && rows.length > 0)) && (
@@ -90,13 +91,7 @@ export function EstimateFigures({
   );
 }
 
-function Figure({ label, value, testId }: { label: string; value: string; testId?: string }) {
-  return (
-    <div>
-      <dt className="section-title">{label}</dt>
-      <dd className="text-zinc-900 tabular-nums" data-testid={testId}>
-        {value}
-      </dd>
-    </div>
-  );
+/** An estimate's figure stands out a little darker than the page's text. */
+function EstimateFigure(props: ComponentProps<typeof Figure>) {
+  return <Figure valueClassName="text-zinc-900 tabular-nums" {...props} />;
 }

@@ -5,10 +5,10 @@
  */
 import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback, useId, useState, type ReactNode } from "react";
+import { useCallback, useId, useState } from "react";
 import { EmptyState, formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
-import { Field } from "../../../live/_components/bits";
+import { Field } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
 import { judgeConfigFormProblems, type JudgeConfigFormProblems, type JudgeConfigFormText } from "@/server/domain/evaluation/judge-config-form";
 import { JUDGE_PROTOCOLS, type JudgeProtocolId } from "@/server/domain/evaluation/judge-protocol";
@@ -170,7 +170,7 @@ function ProtocolFields({ id, value, onChange, problem }: { id: string; value: P
         </select>
       </Field>
       {value.protocol === "key-points" ? (
-        <FormField
+        <Field
           label="Relevance threshold (1–5)"
           htmlFor={`${id}-threshold`}
           hint="screenshots scored at least this are shown for the outcome; WebJudge uses 3"
@@ -184,7 +184,7 @@ function ProtocolFields({ id, value, onChange, problem }: { id: string; value: P
             onChange={(e) => onChange({ ...value, threshold: e.target.value })}
             {...invalidIf(problem, `${id}-threshold`)}
           />
-        </FormField>
+        </Field>
       ) : value.protocol === "webvoyager" ? (
         <div className="flex items-center text-[12px] text-zinc-700">
           <label
@@ -308,25 +308,6 @@ function useConfigDraft() {
   return { draft, set, problems, setProblems };
 }
 
-/** A labelled field with its hint, or what is wrong with it in its place. */
-function FormField({ label, htmlFor, hint, problem, children }: { label: string; htmlFor: string; hint?: ReactNode; problem?: string; children: ReactNode }) {
-  return (
-    <div className="flex min-w-0 flex-col gap-1">
-      <label htmlFor={htmlFor} className="text-[12px] font-medium text-zinc-700">
-        {label}
-      </label>
-      {children}
-      {problem ? (
-        <p id={`${htmlFor}-problem`} className="text-2xs text-rose-700" role="alert" data-testid="field-problem">
-          {problem}
-        </p>
-      ) : (
-        hint && <div className="text-2xs text-zinc-500">{hint}</div>
-      )}
-    </div>
-  );
-}
-
 /** aria attributes of an input whose field may have a problem. */
 function invalidIf(problem: string | undefined, id: string) {
   return problem ? { "aria-invalid": true as const, "aria-describedby": `${id}-problem` } : {};
@@ -409,7 +390,7 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
         if (Object.keys(found).length === 0) create.mutate(createInput(d));
       }}
     >
-      <FormField label="Name" htmlFor={`${f}-name`} problem={p.name}>
+      <Field label="Name" htmlFor={`${f}-name`} problem={p.name}>
         <input
           id={`${f}-name`}
           className="field"
@@ -419,11 +400,11 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
           placeholder="gpt-4o, marked screenshots"
           {...invalidIf(p.name, `${f}-name`)}
         />
-      </FormField>
-      <FormField label="Model" htmlFor={`${f}-model`} hint="empty = VERDICT_JUDGE_MODEL" problem={p.model}>
+      </Field>
+      <Field label="Model" htmlFor={`${f}-model`} hint="empty = VERDICT_JUDGE_MODEL" problem={p.model}>
         <input id={`${f}-model`} className="field font-mono" value={d.model} onChange={(e) => set("model", e.target.value)} placeholder="gpt-4o" />
-      </FormField>
-      <FormField
+      </Field>
+      <Field
         label="Endpoint base URL"
         htmlFor={`${f}-url`}
         hint="OpenAI-compatible, ending in /v1; empty = the OpenAI API. Admins decide which hosts are allowed."
@@ -438,15 +419,15 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
           placeholder="https://api.openai.com/v1"
           {...invalidIf(p.baseUrl, `${f}-url`)}
         />
-      </FormField>
-      <FormField
+      </Field>
+      <Field
         label="API key"
         htmlFor={`${f}-key`}
         hint="Write-only: stored encrypted for this endpoint, never shown again. Empty = the server's environment key."
         problem={p.apiKey}
       >
         <input id={`${f}-key`} className="field" type="password" autoComplete="off" value={d.apiKey} onChange={(e) => set("apiKey", e.target.value)} />
-      </FormField>
+      </Field>
       <EndpointTest baseUrl={d.baseUrl} model={d.model} apiKey={d.apiKey} />
       <ProtocolFields id={f} value={d.protocol} onChange={(v) => set("protocol", v)} problem={p.relevanceThreshold} />
       <ImageFields id={f} draft={d} set={set} problems={p} />
@@ -475,7 +456,7 @@ type DraftSetter = <K extends keyof ConfigDraft>(key: K, value: ConfigDraft[K]) 
 function ImageFields({ id, draft: d, set, problems: p }: { id: string; draft: ConfigDraft; set: DraftSetter; problems: JudgeConfigFormProblems }) {
   return (
     <>
-      <FormField
+      <Field
         label="Screenshots"
         htmlFor={`${id}-shots`}
         hint={d.screenshots === "marked" ? "with the numbered boxes, as the agent saw them" : "as recorded, without boxes"}
@@ -484,15 +465,15 @@ function ImageFields({ id, draft: d, set, problems: p }: { id: string; draft: Co
           <option value="marked">marked (set-of-marks)</option>
           <option value="raw">raw</option>
         </select>
-      </FormField>
-      <FormField label="Image detail" htmlFor={`${id}-detail`}>
+      </Field>
+      <Field label="Image detail" htmlFor={`${id}-detail`}>
         <select id={`${id}-detail`} className="field" value={d.imageDetail} onChange={(e) => set("imageDetail", e.target.value as "auto" | "low" | "high")}>
           <option value="auto">auto</option>
           <option value="low">low</option>
           <option value="high">high</option>
         </select>
-      </FormField>
-      <FormField label="Longest image side (px)" htmlFor={`${id}-side`} hint="empty = as recorded" problem={p.maxImageSide}>
+      </Field>
+      <Field label="Longest image side (px)" htmlFor={`${id}-side`} hint="empty = as recorded" problem={p.maxImageSide}>
         <input
           id={`${id}-side`}
           className="field"
@@ -501,7 +482,7 @@ function ImageFields({ id, draft: d, set, problems: p }: { id: string; draft: Co
           onChange={(e) => set("maxImageSide", e.target.value)}
           {...invalidIf(p.maxImageSide, `${id}-side`)}
         />
-      </FormField>
+      </Field>
     </>
   );
 }
@@ -546,7 +527,7 @@ function NumberFields({ id, draft: d, set, problems: p }: { id: string; draft: C
   return (
     <>
       {fields.map(([key, label, mode, hint]) => (
-        <FormField key={key} label={label} htmlFor={`${id}-${key}`} hint={hint} problem={p[key]}>
+        <Field key={key} label={label} htmlFor={`${id}-${key}`} hint={hint} problem={p[key]}>
           <input
             id={`${id}-${key}`}
             className="field"
@@ -555,7 +536,7 @@ function NumberFields({ id, draft: d, set, problems: p }: { id: string; draft: C
             onChange={(e) => set(key, e.target.value)}
             {...invalidIf(p[key], `${id}-${key}`)}
           />
-        </FormField>
+        </Field>
       ))}
     </>
   );

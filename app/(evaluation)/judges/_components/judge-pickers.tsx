@@ -5,7 +5,7 @@
 import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/root";
 import { formatCount } from "../../../_components/ui";
-import { Field } from "../../../live/_components/bits";
+import { Field } from "../../../_components/field";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type Config = Outputs["judge"]["configs"]["list"][number];
@@ -21,27 +21,31 @@ interface PickerProps<T> {
   hint?: string;
 }
 
-export function ConfigPicker({ id, options, value, onChange, testId, label = "Judge configuration", hint }: PickerProps<Config>) {
-  return (
-    <Field label={label} htmlFor={id} hint={hint}>
-      <select id={id} className="field" value={value ?? ""} onChange={(ev) => onChange(Number(ev.target.value) || null)} data-testid={testId}>
-        {options.map((c) => (
-          <option key={c.id} value={c.id}>
-            {c.name}
-          </option>
-        ))}
-      </select>
-    </Field>
-  );
+export function ConfigPicker(props: PickerProps<Config>) {
+  return <IdPicker {...props} label={props.label ?? "Judge configuration"} optionText={(c) => c.name} />;
 }
 
-export function CampaignPicker({ id, options, value, onChange, testId, label = "Labelled campaign", hint }: PickerProps<Campaign>) {
+export function CampaignPicker(props: PickerProps<Campaign>) {
+  return <IdPicker {...props} label={props.label ?? "Labelled campaign"} optionText={(c) => `${c.name} (${formatCount(c.items)} items)`} />;
+}
+
+/** A labelled select of records by id, each option written by `optionText`. */
+function IdPicker<T extends { id: number }>({
+  id,
+  options,
+  value,
+  onChange,
+  testId,
+  label,
+  hint,
+  optionText,
+}: PickerProps<T> & { label: string; optionText: (t: T) => string }) {
   return (
     <Field label={label} htmlFor={id} hint={hint}>
       <select id={id} className="field" value={value ?? ""} onChange={(ev) => onChange(Number(ev.target.value) || null)} data-testid={testId}>
-        {options.map((c) => (
-          <option key={c.id} value={c.id}>
-            {c.name} ({formatCount(c.items)} items)
+        {options.map((o) => (
+          <option key={o.id} value={o.id}>
+            {optionText(o)}
           </option>
         ))}
       </select>

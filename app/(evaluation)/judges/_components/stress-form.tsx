@@ -14,11 +14,12 @@ import { listFilterFromText } from "@/server/domain/trajectory-list-query";
 import { PERTURBATION_KINDS, PERTURBATION_LABELS, type PerturbationKind } from "@/server/domain/evaluation/prompt-variants";
 import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
-import { Field } from "../../../live/_components/bits";
+import { Field } from "../../../_components/field";
 import { K_CHOICES, wholeIn } from "../_lib/batch-text";
 import { ConcurrencyField, DryRunSection, StartButton } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";
 import { CampaignPicker, ConfigPicker } from "./judge-pickers";
+import { SkippedWays } from "./skipped-ways";
 
 type StressInput = inferRouterInputs<AppRouter>["judge"]["stress"]["start"];
 type Plan = inferRouterOutputs<AppRouter>["judge"]["stress"]["estimate"];
@@ -212,15 +213,7 @@ function PlanView({ plan }: { plan: Plan }) {
         estimate={plan.estimate}
         rows={plan.estimate.perVariant.map((v) => ({ key: v.variant, label: label(v.variant), calls: v.calls, images: v.images, existing: v.existing }))}
       />
-      {plan.skipped.length > 0 && (
-        <ul className="text-[12px] text-amber-800" data-testid="stress-skipped">
-          {plan.skipped.map((s) => (
-            <li key={s.perturbation}>
-              Not run: <span className="font-mono">{s.perturbation}</span>, {s.reason}.
-            </li>
-          ))}
-        </ul>
-      )}
+      <SkippedWays skipped={plan.skipped} className="text-[12px] text-amber-800" testId="stress-skipped" />
     </div>
   );
 }

@@ -5,13 +5,14 @@
  * opening the player. A running test reports on what is done so far.
  */
 import { useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { useCallback } from "react";
-import { formatCount, formatDate, PageHeader } from "../../../_components/ui";
+import { Figure, formatCount, formatDate, TrajectoryLink } from "../../../_components/ui";
+import { JudgesPageHeader } from "./judges-header";
 import { RateChart } from "../../../analytics/_components/charts";
 import { useTRPC } from "../../../_trpc/client";
 import { kappaChangeNote, kappaChangeText, kappaText, rateText, stressFlipChart, stressKappaChart, type StressReport } from "../_lib/improvement";
 import { RunProgress } from "./run-progress";
+import { SkippedWays } from "./skipped-ways";
 import { DenseTable, right } from "../../../_components/table";
 
 export function StressReportView({ id }: { id: number }) {
@@ -23,11 +24,8 @@ export function StressReportView({ id }: { id: number }) {
   const base = r.base.measures;
   return (
     <>
-      <PageHeader
-        crumbs={[
-          { href: "/judges", label: "Judges" },
-          { href: "/judges/stress", label: "Stress tests" },
-        ]}
+      <JudgesPageHeader
+        crumbs={[{ href: "/judges/stress", label: "Stress tests" }]}
         title={`Stress test #${st.id}`}
         subtitle={`${r.configName} on ${r.campaignName} · k = ${st.k} · seed ${st.seed} · ${formatCount(r.items)} labelled item${r.items === 1 ? "" : "s"} · created ${formatDate(st.createdAt)}`}
       />
@@ -40,23 +38,15 @@ export function StressReportView({ id }: { id: number }) {
         <section className="panel px-4 py-3" aria-label="Unperturbed">
           <h2 className="section-title mb-2">The judge as configured</h2>
           <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-[13px] sm:grid-cols-4" data-testid="stress-base">
-            <Def label="κ against people" value={kappaText(base.kappa)} testId="base-kappa" />
-            <Def label="False-positive rate" value={rateText(base.errors.falsePositive)} />
-            <Def label="False-negative rate" value={rateText(base.errors.falseNegative)} />
-            <Def
+            <Figure label="κ against people" value={kappaText(base.kappa)} testId="base-kappa" />
+            <Figure label="False-positive rate" value={rateText(base.errors.falsePositive)} />
+            <Figure label="False-negative rate" value={rateText(base.errors.falseNegative)} />
+            <Figure
               label="Judged"
               value={`${formatCount(base.n)} of ${formatCount(base.items)}${base.missing ? ` (${formatCount(base.missing)} not yet)` : ""}`}
             />
           </dl>
-          {st.skipped.length > 0 && (
-            <ul className="mt-2 text-[12px] text-zinc-600">
-              {st.skipped.map((s) => (
-                <li key={s.perturbation}>
-                  Not run: <span className="font-mono">{s.perturbation}</span>, {s.reason}.
-                </li>
-              ))}
-            </ul>
-          )}
+          <SkippedWays skipped={st.skipped} className="mt-2 text-[12px] text-zinc-600" />
         </section>
         <div className="grid gap-4 xl:grid-cols-2">
           <section className="panel px-4 py-3" aria-label="Flip rate chart">
@@ -147,9 +137,7 @@ export function FlipTable({
         {rows.map((f) => (
           <tr key={f.trajectoryId} data-testid="flipped-item">
             <td>
-              <Link className="link" href={`/trajectories/${f.trajectoryId}`}>
-                #{f.trajectoryId}
-              </Link>
+              <TrajectoryLink id={f.trajectoryId} />
             </td>
             <td className="max-w-md text-[12px]">
               <span className="font-mono text-zinc-500">{f.taskExternalId}</span>
@@ -167,17 +155,6 @@ export function FlipTable({
           </tr>
         ))}
       </DenseTable>
-    </div>
-  );
-}
-
-function Def({ label, value, testId }: { label: string; value: string; testId?: string }) {
-  return (
-    <div>
-      <dt className="section-title">{label}</dt>
-      <dd className="tabular-nums" data-testid={testId}>
-        {value}
-      </dd>
     </div>
   );
 }

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { PageHeader } from "../../../_components/ui";
+import { JudgesPageHeader } from "../_components/judges-header";
 import { getQueryClient, HydrateClient, trpc } from "../../../_trpc/server";
 import { AlignmentCreate } from "../_components/alignment-create";
 import { AlignmentList } from "../_components/alignment-list";
@@ -15,8 +15,7 @@ export default async function AlignmentStudiesPage() {
   ]);
   return (
     <HydrateClient>
-      <PageHeader
-        crumbs={[{ href: "/judges", label: "Judges" }]}
+      <JudgesPageHeader
         title="Aligning judges"
         subtitle="Make a judge agree better with people: versions of its prompt learn from a calibration part and are measured on a held-out part"
       />

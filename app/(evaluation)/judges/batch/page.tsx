@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { activeFilterCount, parseTrajectoryListParams, trajectoryListSearch } from "@/server/domain/trajectory-list-query";
-import { PageHeader } from "../../../_components/ui";
+import { JudgesPageHeader } from "../_components/judges-header";
 import { getQueryClient, HydrateClient, trpc } from "../../../_trpc/server";
 import { BatchForm } from "../_components/batch-form";
 
@@ -20,8 +20,7 @@ export default async function NewBatchPage({ searchParams }: Props) {
   const filterCount = activeFilterCount({ ...filter, sort: "id", dir: "desc", page: 1, pageSize: 50 });
   return (
     <HydrateClient>
-      <PageHeader
-        crumbs={[{ href: "/judges", label: "Judges" }]}
+      <JudgesPageHeader
         title="New judge batch"
         subtitle="Grade the trajectories a list filter selects with one configuration, for each k value; a dry run shows calls, images, tokens and cost first"
       />

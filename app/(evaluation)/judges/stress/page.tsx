@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { PageHeader } from "../../../_components/ui";
+import { JudgesPageHeader } from "../_components/judges-header";
 import { getQueryClient, HydrateClient, trpc } from "../../../_trpc/server";
 import { StressList } from "../_components/stress-list";
 
@@ -10,8 +10,7 @@ export default async function StressTestsPage() {
   await getQueryClient().prefetchQuery(trpc.judge.stress.list.queryOptions());
   return (
     <HydrateClient>
-      <PageHeader
-        crumbs={[{ href: "/judges", label: "Judges" }]}
+      <JudgesPageHeader
         title="Stress tests"
         subtitle="How much a judge's verdicts depend on what it is shown: screenshot order, which screenshots, the agent's answer, the action history"
         actions={

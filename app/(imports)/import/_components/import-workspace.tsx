@@ -13,7 +13,7 @@ import { useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { runLabels } from "@/server/domain/catalog/run-labels";
 import { useTRPC } from "../../../_trpc/client";
-import { formatCount, formatDate, Stat } from "../../../_components/ui";
+import { formatCount, formatDate, Stat, TrajectoryLink } from "../../../_components/ui";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 import { ProgressBar } from "../../../_components/progress-bar";
 import { FolderUpload } from "./folder-upload";
@@ -399,9 +399,7 @@ function ImportReportView({ report }: { report: Report }) {
             {report.trajectories.map((tr) => (
               <tr key={tr.id}>
                 <td>
-                  <Link className="link" href={`/trajectories/${tr.id}`}>
-                    #{tr.id}
-                  </Link>
+                  <TrajectoryLink id={tr.id} />
                 </td>
                 <td className="font-mono">{tr.externalTaskId}</td>
                 <td>

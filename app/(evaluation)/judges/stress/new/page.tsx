@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { PageHeader } from "../../../../_components/ui";
+import { JudgesPageHeader } from "../../_components/judges-header";
 import { api, getQueryClient, HydrateClient, trpc } from "../../../../_trpc/server";
 import { StressForm, type StressPreset } from "../../_components/stress-form";
 
@@ -35,11 +35,8 @@ export default async function NewStressTestPage({ searchParams }: { searchParams
   ]);
   return (
     <HydrateClient>
-      <PageHeader
-        crumbs={[
-          { href: "/judges", label: "Judges" },
-          { href: "/judges/stress", label: "Stress tests" },
-        ]}
+      <JudgesPageHeader
+        crumbs={[{ href: "/judges/stress", label: "Stress tests" }]}
         title="New stress test"
         subtitle="Ask a judge about a labelled campaign again, with what it is shown changed one way at a time; a dry run shows calls and cost first"
       />
