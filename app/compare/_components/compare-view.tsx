@@ -24,10 +24,11 @@ import { OutcomeAndLength } from "../../trajectories/[id]/_components/player-hea
 import { analysisOf } from "../../trajectories/[id]/_components/step-grounding";
 import { CopyStepLink } from "../../trajectories/[id]/_components/copy-step-link";
 import { HelpButton, noFocus, StepNav, Toggle } from "../../trajectories/[id]/_components/step-controls";
-import { ActionText, ThoughtText } from "../../trajectories/[id]/_components/step-details";
+import { StepBrief } from "../../trajectories/[id]/_components/step-details";
 import { StepStage } from "../../trajectories/[id]/_components/step-stage";
 import { neighbourPositions, stepOrPlaceholder } from "../../trajectories/[id]/_components/step-windows";
 import { useStepKeys } from "../../trajectories/[id]/_components/use-step-keys";
+import { useViewSwitches, type SwitchCommand } from "../../trajectories/[id]/_components/view-switches";
 import { ZoomView } from "../../trajectories/[id]/_components/zoom-view";
 import { align, missingUrls, rowForStep, type Alignment, type AlignmentRow, type StepSignature, type SyncMode } from "../_lib/alignment";
 import { COMPARE_SHORTCUTS, compareCommandForKey, type CompareCommand } from "../_lib/keyboard";
@@ -70,11 +71,9 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
   const onDisplayWidth = useWarmAtWidth();
 
   const [row, setRow] = useState(() => Math.max(0, Math.min(initialRow, Math.max(0, rowCount - 1))));
-  const [showSom, setShowSom] = useState(true);
-  const [showAction, setShowAction] = useState(true);
-  const [help, setHelp] = useState(false);
+  const { showSom, showAction, help, setHelp, flip } = useViewSwitches();
   const [zoom, setZoom] = useState<number | null>(null);
-  const view = { setShowSom, setShowAction, setHelp, setZoom };
+  const view = { flip, setHelp, setZoom };
 
   // Switching alignment keeps the first column's step on screen (or the nearest one before it).
   const switchMode = useCallback(
@@ -204,8 +203,7 @@ function useCompareCommands({
   divergence,
   setRow,
   switchMode,
-  setShowSom,
-  setShowAction,
+  flip,
   setHelp,
   setZoom,
 }: {
@@ -214,8 +212,7 @@ function useCompareCommands({
   divergence: number | null;
   setRow: (row: number) => void;
   switchMode: (mode: SyncMode) => void;
-  setShowSom: Setter<boolean>;
-  setShowAction: Setter<boolean>;
+  flip: (command: SwitchCommand) => void;
   setHelp: Setter<boolean>;
   setZoom: Setter<number | null>;
 }) {
@@ -244,13 +241,9 @@ function useCompareCommands({
           if (divergence !== null) setRow(divergence);
           break;
         case "toggleOverlay":
-          setShowSom((v) => !v);
-          break;
         case "toggleAction":
-          setShowAction((v) => !v);
-          break;
         case "toggleHelp":
-          setHelp((v) => !v);
+          flip(cmd);
           break;
         case "close":
           setHelp(false);
@@ -258,7 +251,7 @@ function useCompareCommands({
           break;
       }
     },
-    [current, rowCount, switchMode, divergence, setRow, setShowSom, setShowAction, setHelp, setZoom],
+    [current, rowCount, switchMode, divergence, setRow, flip, setHelp, setZoom],
   );
 }
 
@@ -773,17 +766,7 @@ const ColumnStep = memo(function ColumnStep({
         onZoom={zoom}
         onVariantWidth={variantWidth}
       />
-      <div className="max-h-32 shrink-0 overflow-y-auto border-t border-zinc-200 px-3 py-2 text-[12px]">
-        {pending ? (
-          <p className="text-zinc-500">Loading step details…</p>
-        ) : (
-          <>
-            <ActionText action={step.action} testId="compare-action" compact />
-            {step.error && <p className="mt-1 break-words text-rose-700">Error: {step.error}</p>}
-            <ThoughtText thought={step.thought} testId="compare-thought" className="mt-1.5" />
-          </>
-        )}
-      </div>
+      <StepBrief step={pending ? null : step} testIdPrefix="compare" className="max-h-32" />
     </div>
   );
 });

@@ -16,19 +16,21 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { PAIRWISE_ANSWER_KEYS, PAIRWISE_SHORTCUTS, pairwiseCommandForKey, type PairwiseStepCommand } from "@/server/domain/annotation/pairwise-keys";
 import type { PairwiseChoice } from "@/server/domain/annotation/pairwise-pairs";
-import { describeAction } from "@/server/domain/player/action-text";
 import { fromJsonText, unpackStepIndex } from "@/server/domain/player/paging";
 import { GuidelinesText } from "../../../_components/guidelines";
 import { ShortcutsHelp } from "../../../_components/shortcuts-help";
 import { useTRPC } from "../../../_trpc/client";
 import type { PlayerStepData, StepWindowData } from "../../../trajectories/[id]/_components/player";
 import { groundingOf } from "../../../trajectories/[id]/_components/step-grounding";
+import { StepBrief } from "../../../trajectories/[id]/_components/step-details";
 import { StepStage } from "../../../trajectories/[id]/_components/step-stage";
 import { stepOrPlaceholder, useStepWindows } from "../../../trajectories/[id]/_components/step-windows";
+import { useViewSwitches } from "../../../trajectories/[id]/_components/view-switches";
 import { ZoomView } from "../../../trajectories/[id]/_components/zoom-view";
 
 type Side = inferRouterOutputs<AppRouter>["pairwise"]["item"]["left"];
 type SideName = "left" | "right";
+const SIDES: SideName[] = ["left", "right"];
 
 const CHOICE_STYLE: Record<PairwiseChoice, string> = {
   left: "border-indigo-500 bg-indigo-50 text-indigo-900",
@@ -47,10 +49,8 @@ export function PairwiseWorkspace({ campaignId, itemNo }: { campaignId: number; 
   const { data: campaign } = useSuspenseQuery(trpc.pairwise.campaign.queryOptions({ campaignId }));
   const [choice, setChoice] = useState<PairwiseChoice | null>(pair.myAnswer?.choice ?? null);
   const [error, setError] = useState("");
-  const [help, setHelp] = useState(false);
+  const { showSom, showAction, help, setHelp, flip } = useViewSwitches();
   const [guidelines, setGuidelines] = useState(false);
-  const [showSom, setShowSom] = useState(true);
-  const [showAction, setShowAction] = useState(true);
   const [zoom, setZoom] = useState<{ side: SideName; step: PlayerStepData; position: number; count: number } | null>(null);
   // One step number for both sides, each showing its own last step once it has ended.
   const [current, setCurrent] = useState(0);
@@ -73,13 +73,9 @@ export function PairwiseWorkspace({ campaignId, itemNo }: { campaignId: number; 
           setCurrent(Math.max(0, longest - 1));
           break;
         case "toggleOverlay":
-          setShowSom((v) => !v);
-          break;
         case "toggleAction":
-          setShowAction((v) => !v);
-          break;
         case "toggleHelp":
-          setHelp((v) => !v);
+          flip(command);
           break;
         case "close":
           setHelp(false);
@@ -88,7 +84,7 @@ export function PairwiseWorkspace({ campaignId, itemNo }: { campaignId: number; 
           break;
       }
     },
-    [longest],
+    [longest, flip, setHelp],
   );
 
   useEffect(() => {
@@ -125,30 +121,21 @@ export function PairwiseWorkspace({ campaignId, itemNo }: { campaignId: number; 
       />
 
       <div className="grid min-h-0 flex-1 grid-cols-1 gap-px bg-zinc-200 lg:grid-cols-2">
-        <AttemptColumn
-          name="left"
-          side={pair.left}
-          campaignId={campaignId}
-          itemNo={itemNo}
-          current={current}
-          showSom={showSom}
-          showAction={showAction}
-          chosen={choice}
-          onStep={setCurrent}
-          onZoom={setZoom}
-        />
-        <AttemptColumn
-          name="right"
-          side={pair.right}
-          campaignId={campaignId}
-          itemNo={itemNo}
-          current={current}
-          showSom={showSom}
-          showAction={showAction}
-          chosen={choice}
-          onStep={setCurrent}
-          onZoom={setZoom}
-        />
+        {SIDES.map((name) => (
+          <AttemptColumn
+            key={name}
+            name={name}
+            side={pair[name]}
+            campaignId={campaignId}
+            itemNo={itemNo}
+            current={current}
+            showSom={showSom}
+            showAction={showAction}
+            chosen={choice}
+            onStep={setCurrent}
+            onZoom={setZoom}
+          />
+        ))}
       </div>
 
       <AnswerBar
@@ -299,37 +286,13 @@ function AttemptColumn({
             neighbours={neighbours}
             onZoom={() => onZoom({ side: name, step: shown, position: position + 1, count: n })}
           />
-          <div className="max-h-28 shrink-0 overflow-y-auto border-t border-zinc-200 px-3 py-2 text-[12px]">
-            {!loaded ? (
-              windowError ? (
-                <p role="alert" className="text-rose-700">
-                  Could not load this step&apos;s details: {windowError}
-                </p>
-              ) : (
-                <p className="text-zinc-500">Loading step details…</p>
-              )
-            ) : (
-              <>
-                <div
-                  className="rounded-md border border-rose-200 bg-rose-50/60 px-2 py-1 font-mono text-[11.5px] break-words text-rose-900"
-                  data-testid={`pairwise-${name}-action`}
-                >
-                  {describeAction(loaded.action, 300)}
-                </div>
-                {loaded.error && <p className="mt-1 break-words text-rose-700">Error: {loaded.error}</p>}
-                {loaded.thought ? (
-                  <p className="mt-1.5 leading-5 break-words whitespace-pre-wrap text-zinc-800">{loaded.thought}</p>
-                ) : (
-                  <p className="mt-1.5 text-zinc-400">No thought recorded.</p>
-                )}
-                {position === n - 1 && (
-                  <p className="mt-1.5 rounded-md bg-zinc-50 px-2 py-1 text-zinc-800" data-testid={`pairwise-${name}-answer`}>
-                    <span className="font-medium">Final answer:</span> {side.trajectory.finalAnswer || <span className="text-zinc-400">none given</span>}
-                  </p>
-                )}
-              </>
+          <StepBrief step={loaded ?? null} loadError={windowError} testIdPrefix={`pairwise-${name}`} className="max-h-28">
+            {position === n - 1 && (
+              <p className="mt-1.5 rounded-md bg-zinc-50 px-2 py-1 text-zinc-800" data-testid={`pairwise-${name}-answer`}>
+                <span className="font-medium">Final answer:</span> {side.trajectory.finalAnswer || <span className="text-zinc-400">none given</span>}
+              </p>
             )}
-          </div>
+          </StepBrief>
         </>
       ) : (
         <div className="grid flex-1 place-items-center p-8 text-zinc-500">This attempt has no steps.</div>

@@ -157,6 +157,44 @@ export function ThoughtText({ thought, terms = [], testId, className = "" }: { t
   );
 }
 
+/**
+ * Under a column's screenshot (side by side, pairwise): the step's action, error and thought, or that they are still
+ * loading (`step` null), or why they could not be (`loadError`). `testIdPrefix`-action and -thought name the parts;
+ * `children` follow the thought (the pairwise page's final answer).
+ */
+export function StepBrief({
+  step,
+  loadError,
+  testIdPrefix,
+  className,
+  children,
+}: {
+  step: PlayerStepData | null;
+  loadError?: string | null;
+  testIdPrefix: string;
+  className: string;
+  children?: ReactNode;
+}) {
+  return (
+    <div className={`shrink-0 overflow-y-auto border-t border-zinc-200 px-3 py-2 text-[12px] ${className}`}>
+      {step ? (
+        <>
+          <ActionText action={step.action} testId={`${testIdPrefix}-action`} compact />
+          {step.error && <p className="mt-1 break-words text-rose-700">Error: {step.error}</p>}
+          <ThoughtText thought={step.thought} testId={`${testIdPrefix}-thought`} className="mt-1.5" />
+          {children}
+        </>
+      ) : loadError ? (
+        <p role="alert" className="text-rose-700">
+          Could not load this step&apos;s details: {loadError}
+        </p>
+      ) : (
+        <p className="text-zinc-500">Loading step details…</p>
+      )}
+    </div>
+  );
+}
+
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
     <section>
