@@ -3,7 +3,7 @@
  * with it in words when something is (`problem`, announced and beside the field) or else its hint. The judge
  * forms, the judge configuration and the live-run form use it.
  */
-import type { ReactNode } from "react";
+import type { ComponentProps, ReactNode } from "react";
 
 export function Field({
   label,
@@ -33,4 +33,46 @@ export function Field({
       )}
     </div>
   );
+}
+
+/** A compact field: the control inside its label, the label's text above it (`title`: a tooltip that says more). */
+export function StackedLabel({ text, title, children }: { text: ReactNode; title?: string; children: ReactNode }) {
+  return (
+    <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700" title={title}>
+      {text}
+      {children}
+    </label>
+  );
+}
+
+/** A form the page handles itself: the browser's own submit is stopped, then `onSubmit` runs with the form element. */
+export function PageForm({ onSubmit, ...form }: Omit<ComponentProps<"form">, "onSubmit"> & { onSubmit: (form: HTMLFormElement) => void }) {
+  return (
+    <form
+      {...form}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit(e.currentTarget);
+      }}
+    />
+  );
+}
+
+/** A text input whose value the page holds: `onText` gets what was typed (`testId`: its data-testid). */
+export function TextInput({
+  onText,
+  testId,
+  className = "field",
+  ...input
+}: Omit<ComponentProps<"input">, "onChange" | "value"> & { value: string; onText: (text: string) => void; testId?: string }) {
+  return <input {...input} className={className} onChange={(e) => onText(e.target.value)} data-testid={testId} />;
+}
+
+/** A select's options, one per value, each written by `text` (the value itself unless given). */
+export function Options<T extends string>({ values, text = (v) => v }: { values: readonly T[]; text?: (value: T) => ReactNode }) {
+  return values.map((v) => (
+    <option key={v} value={v}>
+      {text(v)}
+    </option>
+  ));
 }

@@ -4,15 +4,14 @@
  * labels made elsewhere from a CSV.
  */
 import { useMutation, useQuery } from "@tanstack/react-query";
-import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import type { inferRouterInputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 import { useRequestedJob } from "../../../_lib/use-requested-job";
-
-type Person = inferRouterOutputs<AppRouter>["accounts"]["directory"][number];
+import { PeopleChecks, type Person } from "./people-checks";
 
 function useRefreshAfter() {
   const router = useRouter();
@@ -37,20 +36,13 @@ export function AnnotatorPicker({ campaignId, people, members }: { campaignId: n
   return (
     <section className="panel flex flex-col gap-2 px-4 py-3">
       <h2 className="section-title">Annotators ({members.length})</h2>
-      <div className="grid gap-1 sm:grid-cols-2">
-        {people.map((p) => (
-          <label key={p.id} className="flex items-center gap-2 text-[12.5px]">
-            <input
-              type="checkbox"
-              className="accent-indigo-600"
-              checked={inCampaign.has(p.id)}
-              disabled={setAnnotators.isPending}
-              onChange={(e) => run(() => setAnnotators.mutateAsync({ id: campaignId, ...(e.target.checked ? { add: [p.id] } : { remove: [p.id] }) }))}
-            />
-            {p.name} <span className="text-zinc-500">({p.role})</span>
-          </label>
-        ))}
-      </div>
+      <PeopleChecks
+        people={people}
+        isChosen={(id) => inCampaign.has(id)}
+        disabled={setAnnotators.isPending}
+        onToggle={(id, on) => run(() => setAnnotators.mutateAsync({ id: campaignId, ...(on ? { add: [id] } : { remove: [id] }) }))}
+        withRole
+      />
       <p className="text-2xs text-zinc-500">Removing someone keeps their labels; they just get no more trajectories.</p>
       {error && <p className="text-[12px] text-rose-700">{error}</p>}
     </section>

@@ -11,6 +11,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/root";
 import { QuestionFields, answersForSubmit } from "../../annotate/_components/question-fields";
 import { useTRPC } from "../../../_trpc/client";
+import { Options } from "../../../_components/field";
 
 type FieldErrors = Record<string, string>;
 export type GoldFormSchema = inferRouterOutputs<AppRouter>["quality"]["goldChoices"]["campaigns"][number]["schema"];
@@ -142,11 +143,7 @@ export function GoldForm(props: GoldFormProps) {
           <Field label="Category (optional: any counts)" name="category" error={errors.category}>
             <select name="category" className="field h-8" defaultValue="">
               <option value="">any</option>
-              {schema.categories.map((c) => (
-                <option key={c} value={c}>
-                  {c}
-                </option>
-              ))}
+              <Options values={schema.categories} />
             </select>
           </Field>
         )}

@@ -2,13 +2,13 @@
 import { useMutation } from "@tanstack/react-query";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
 import { RevealEvaluatorField, type EvaluatorChoice } from "./reveal-evaluator-field";
+import { PeopleChecks, type Person } from "./people-checks";
 
 type Filter = NonNullable<inferRouterInputs<AppRouter>["campaigns"]["create"]["filter"]>;
-type Person = inferRouterOutputs<AppRouter>["accounts"]["directory"][number];
 type Template = inferRouterOutputs<AppRouter>["campaigns"]["templates"][number];
 
 type CreateInput = inferRouterInputs<AppRouter>["campaigns"]["create"];
@@ -185,33 +185,11 @@ function TemplatePicker({
   setTemplateId: (id: Template["id"]) => void;
 }) {
   return (
-    <section className="panel flex flex-col gap-2 px-4 py-3">
-      <h2 className="section-title">Protocol</h2>
-      <div className="grid gap-2 sm:grid-cols-2" role="radiogroup" aria-label="Protocol template">
-        {templates.map((t) => (
-          <label
-            key={t.id}
-            className={`flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-2 text-[12.5px] ${t.id === templateId ? "border-indigo-400 bg-indigo-50" : "border-zinc-200"}`}
-          >
-            <input
-              type="radio"
-              name="template"
-              value={t.id}
-              checked={t.id === templateId}
-              onChange={() => setTemplateId(t.id)}
-              className="mt-0.5 accent-indigo-600"
-            />
-            <span>
-              <span className="font-medium">{t.name}</span> <span className="text-2xs text-zinc-500">v{t.version}</span>
-              <span className="block text-2xs text-zinc-600">{t.summary}</span>
-            </span>
-          </label>
-        ))}
-      </div>
+    <ChoiceCards title="Protocol" name="template" groupLabel="Protocol template" choices={templates} value={templateId} onChange={setTemplateId}>
       <p className="text-2xs text-zinc-500">
         The campaign keeps its own copy of the template: everything below can be edited, and the campaign page reports how far it meets the protocol.
       </p>
-    </section>
+    </ChoiceCards>
   );
 }
 
@@ -343,7 +321,7 @@ function WhoAnnotates({
         {people.length === 0 ? (
           <p className="text-[12px] text-zinc-500">No accounts yet besides yours; an admin creates them on the Users page.</p>
         ) : (
-          <PeopleChecks people={people} chosen={chosen} setChosen={setChosen} withRole />
+          <PeopleChecks people={people} isChosen={(id) => chosen.has(id)} onToggle={(id, on) => setChosen((s) => toggled(s, id, on))} withRole />
         )}
       </section>
       {kind === "label" && (
@@ -352,7 +330,12 @@ function WhoAnnotates({
           <p className="text-2xs text-zinc-500">
             Researchers and admins can always do the QA review; tick annotators who should too. They see an item&apos;s labels only once its labelling is over.
           </p>
-          <PeopleChecks people={people.filter((p) => p.role === "annotator")} chosen={qaReviewers} setChosen={setQaReviewers} label="QA reviewer" />
+          <PeopleChecks
+            people={people.filter((p) => p.role === "annotator")}
+            isChosen={(id) => qaReviewers.has(id)}
+            onToggle={(id, on) => setQaReviewers((s) => toggled(s, id, on))}
+            label="QA reviewer"
+          />
         </section>
       )}
     </>
@@ -457,64 +440,61 @@ function NameAndGuidelines({ typed, setTyped, template }: { typed: TypedText; se
   );
 }
 
-/** A checkbox per account; `label` prefixes each box's accessible name (the QA list, whose names repeat the first list's). */
-function PeopleChecks({
-  people,
-  chosen,
-  setChosen,
-  withRole = false,
-  label,
-}: {
-  people: Person[];
-  chosen: Set<string>;
-  setChosen: (f: (s: Set<string>) => Set<string>) => void;
-  withRole?: boolean;
-  label?: string;
-}) {
-  return (
-    <div className="grid gap-1 sm:grid-cols-2">
-      {people.map((p) => (
-        <label key={p.id} className="flex items-center gap-2 text-[12.5px]">
-          <input
-            type="checkbox"
-            className="accent-indigo-600"
-            aria-label={label ? `${label} ${p.name}` : undefined}
-            checked={chosen.has(p.id)}
-            onChange={(e) =>
-              setChosen((s) => {
-                const n = new Set(s);
-                if (e.target.checked) n.add(p.id);
-                else n.delete(p.id);
-                return n;
-              })
-            }
-          />
-          {p.name} {withRole && <span className="text-zinc-500">({p.role})</span>}
-        </label>
-      ))}
-    </div>
-  );
-}
-
 /** Label each trajectory, or compare two attempts at a task. */
 function KindPicker({ kind, setKind }: { kind: Kind; setKind: (k: Kind) => void }) {
+  return <ChoiceCards title="Kind" name="kind" groupLabel="Campaign kind" choices={KINDS} value={kind} onChange={setKind} />;
+}
+
+/** A panel of radio cards, one per choice (its name, its version when it has one, what it does), the chosen one tinted. */
+function ChoiceCards<T extends string>({
+  title,
+  name,
+  groupLabel,
+  choices,
+  value,
+  onChange,
+  children,
+}: {
+  title: string;
+  name: string;
+  groupLabel: string;
+  choices: readonly { id: T; name: string; summary: string; version?: number | string }[];
+  value: T;
+  onChange: (id: T) => void;
+  children?: ReactNode;
+}) {
   return (
     <section className="panel flex flex-col gap-2 px-4 py-3">
-      <h2 className="section-title">Kind</h2>
-      <div className="grid gap-2 sm:grid-cols-2" role="radiogroup" aria-label="Campaign kind">
-        {KINDS.map((k) => (
+      <h2 className="section-title">{title}</h2>
+      <div className="grid gap-2 sm:grid-cols-2" role="radiogroup" aria-label={groupLabel}>
+        {choices.map((c) => (
           <label
-            key={k.id}
-            className={`flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-2 text-[12.5px] ${k.id === kind ? "border-indigo-400 bg-indigo-50" : "border-zinc-200"}`}
+            key={c.id}
+            className={`flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-2 text-[12.5px] ${c.id === value ? "border-indigo-400 bg-indigo-50" : "border-zinc-200"}`}
           >
-            <input type="radio" name="kind" value={k.id} checked={k.id === kind} onChange={() => setKind(k.id)} className="mt-0.5 accent-indigo-600" />
+            <input type="radio" name={name} value={c.id} checked={c.id === value} onChange={() => onChange(c.id)} className="mt-0.5 accent-indigo-600" />
             <span>
-              <span className="font-medium">{k.name}</span>
-              <span className="block text-2xs text-zinc-600">{k.summary}</span>
+              <span className="font-medium">{c.name}</span>
+              {c.version !== undefined && (
+                <>
+                  {" "}
+                  <span className="text-2xs text-zinc-500">v{c.version}</span>
+                </>
+              )}
+              <span className="block text-2xs text-zinc-600">{c.summary}</span>
             </span>
           </label>
         ))}
       </div>
+      {children}
     </section>
   );
+}
+
+/** A copy of the set with `id` in it or not. */
+function toggled(set: Set<string>, id: string, on: boolean): Set<string> {
+  const next = new Set(set);
+  if (on) next.add(id);
+  else next.delete(id);
+  return next;
 }

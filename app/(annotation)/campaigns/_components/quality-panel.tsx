@@ -11,6 +11,8 @@ import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/root";
 import { ASSIGNMENT_STRATEGIES, ASSIGNMENT_STRATEGY_LABELS, type AssignmentStrategy } from "@/server/domain/annotation/assignment";
 import { useTRPC } from "../../../_trpc/client";
+import { Options, PageForm, StackedLabel } from "../../../_components/field";
+import { DenseTable } from "../../../_components/table";
 import { GoldForm } from "./gold-form";
 
 const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(0)}%`);
@@ -97,49 +99,23 @@ function QualitySettingsForm({
   };
   return (
     <form className="flex flex-wrap items-end gap-2" onSubmit={save}>
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-        Assignment
+      <StackedLabel text="Assignment">
         <select name="strategy" defaultValue={s.assignmentStrategy} className="field h-8">
-          {ASSIGNMENT_STRATEGIES.map((k) => (
-            <option key={k} value={k}>
-              {ASSIGNMENT_STRATEGY_LABELS[k]}
-            </option>
-          ))}
+          <Options values={ASSIGNMENT_STRATEGIES} text={(k) => ASSIGNMENT_STRATEGY_LABELS[k]} />
         </select>
-      </label>
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-        Gold rate %
-        <input name="rate" type="number" min={0} max={100} step={1} defaultValue={Math.round(s.goldRate * 100)} className="field w-20" />
-      </label>
-      <label
-        className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700"
-        title="Warn the researcher when accuracy on gold falls below this (empty: never)"
-      >
-        Warn below %
-        <input
-          name="warn"
-          type="number"
-          min={0}
-          max={100}
-          defaultValue={s.goldWarnBelow === null ? "" : Math.round(s.goldWarnBelow * 100)}
-          className="field w-20"
-        />
-      </label>
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700" title="Stop handing trajectories to an annotator below this (empty: never)">
-        Block below %
-        <input
-          name="block"
-          type="number"
-          min={0}
-          max={100}
-          defaultValue={s.goldBlockBelow === null ? "" : Math.round(s.goldBlockBelow * 100)}
-          className="field w-20"
-        />
-      </label>
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700" title="Gold answers needed before the thresholds apply">
-        After
+      </StackedLabel>
+      <StackedLabel text="Gold rate %">
+        <PercentInput name="rate" value={s.goldRate} />
+      </StackedLabel>
+      <StackedLabel text="Warn below %" title="Warn the researcher when accuracy on gold falls below this (empty: never)">
+        <PercentInput name="warn" value={s.goldWarnBelow} />
+      </StackedLabel>
+      <StackedLabel text="Block below %" title="Stop handing trajectories to an annotator below this (empty: never)">
+        <PercentInput name="block" value={s.goldBlockBelow} />
+      </StackedLabel>
+      <StackedLabel text="After" title="Gold answers needed before the thresholds apply">
         <input name="min" type="number" min={1} max={1000} defaultValue={s.goldMinAnswered} className="field w-20" />
-      </label>
+      </StackedLabel>
       <button className="btn" type="submit" disabled={saving}>
         Save
       </button>
@@ -150,51 +126,40 @@ function QualitySettingsForm({
 /** The campaign's gold items with their known answers, each removable. */
 function GoldItemsTable({ items, onRemove }: { items: GoldView["items"]; onRemove: (trajectoryId: number) => void }) {
   return (
-    <table className="table-dense" data-testid="gold-items">
-      <thead>
+    <DenseTable columns={["Item", "Task", "Answer", "From", ""]} testId="gold-items">
+      {items.length === 0 && (
         <tr>
-          <th>Item</th>
-          <th>Task</th>
-          <th>Answer</th>
-          <th>From</th>
-          <th />
+          <td colSpan={5} className="py-3 text-center text-zinc-500">
+            No gold items yet: mark a trajectory below or from the player (Gold), or promote unanimous / adjudicated ones.
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {items.length === 0 && (
-          <tr>
-            <td colSpan={5} className="py-3 text-center text-zinc-500">
-              No gold items yet: mark a trajectory below or from the player (Gold), or promote unanimous / adjudicated ones.
+      )}
+      {items.map((g) => {
+        const answered = g.answers ? Object.keys(g.answers).length : 0;
+        return (
+          <tr key={g.itemId}>
+            <td className="tabular-nums">
+              #{g.itemNo} <span className="text-zinc-400">(trajectory {g.trajectoryId})</span>
+            </td>
+            <td className="max-w-72 truncate" title={g.intent}>
+              {g.taskId}
+            </td>
+            <td>
+              {g.verdict.replace("_", " ")}
+              {g.category ? ` · ${g.category}` : ""}
+              {g.firstFailingStep !== null ? ` · from step ${g.firstFailingStep + 1}` : ""}
+              {g.answers ? <span className="text-zinc-500">{` · ${answered} answer${answered === 1 ? "" : "s"}`}</span> : null}
+            </td>
+            <td className="text-zinc-500">{g.source}</td>
+            <td>
+              <button type="button" className="btn" onClick={() => onRemove(g.trajectoryId)}>
+                Remove
+              </button>
             </td>
           </tr>
-        )}
-        {items.map((g) => {
-          const answered = g.answers ? Object.keys(g.answers).length : 0;
-          return (
-            <tr key={g.itemId}>
-              <td className="tabular-nums">
-                #{g.itemNo} <span className="text-zinc-400">(trajectory {g.trajectoryId})</span>
-              </td>
-              <td className="max-w-72 truncate" title={g.intent}>
-                {g.taskId}
-              </td>
-              <td>
-                {g.verdict.replace("_", " ")}
-                {g.category ? ` · ${g.category}` : ""}
-                {g.firstFailingStep !== null ? ` · from step ${g.firstFailingStep + 1}` : ""}
-                {g.answers ? <span className="text-zinc-500">{` · ${answered} answer${answered === 1 ? "" : "s"}`}</span> : null}
-              </td>
-              <td className="text-zinc-500">{g.source}</td>
-              <td>
-                <button type="button" className="btn" onClick={() => onRemove(g.trajectoryId)}>
-                  Remove
-                </button>
-              </td>
-            </tr>
-          );
-        })}
-      </tbody>
-    </table>
+        );
+      })}
+    </DenseTable>
   );
 }
 
@@ -209,12 +174,11 @@ function PromoteGoldForm({
   onInvalid: (message: string) => void;
 }) {
   return (
-    <form
+    <PageForm
       className="flex flex-wrap items-end gap-2"
       aria-label="Promote settled trajectories to gold"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const ids = String(new FormData(e.currentTarget).get("ids") ?? "")
+      onSubmit={(form) => {
+        const ids = String(new FormData(form).get("ids") ?? "")
           .split(/[\s,]+/)
           .filter(Boolean)
           .map(Number);
@@ -222,14 +186,13 @@ function PromoteGoldForm({
         onPromote(ids);
       }}
     >
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-        Promote unanimous or adjudicated trajectories (ids)
+      <StackedLabel text="Promote unanimous or adjudicated trajectories (ids)">
         <input name="ids" className="field w-72" placeholder="12, 15, 40" required />
-      </label>
+      </StackedLabel>
       <button className="btn" type="submit" disabled={promoting}>
         Promote to gold
       </button>
-    </form>
+    </PageForm>
   );
 }
 
@@ -278,4 +241,9 @@ function GoldAccuracyTable({ annotators }: { annotators: GoldView["annotators"] 
       </tbody>
     </table>
   );
+}
+
+/** A share typed as a whole percentage (empty when there is none: the threshold is off). */
+function PercentInput({ name, value }: { name: string; value: number | null }) {
+  return <input name={name} type="number" min={0} max={100} step={1} defaultValue={value === null ? "" : Math.round(value * 100)} className="field w-20" />;
 }
