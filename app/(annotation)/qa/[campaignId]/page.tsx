@@ -1,21 +1,15 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { EmptyState, formatCount, PageHeader, Pagination } from "../../../_components/ui";
+import { EmptyState, PageHeader } from "../../../_components/ui";
 import { requirePageUser } from "../../../_lib/session";
 import { api, orNotFound } from "../../../_trpc/server";
 import { DenseTable, right } from "../../../_components/table";
+import { LabelChips, QueueFooter, TaskCell } from "../../_components/queue-parts";
 
 export const metadata: Metadata = { title: "QA queue" };
 
 type Props = { params: Promise<{ campaignId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
-
-const VERDICT_STYLE: Record<string, string> = {
-  success: "bg-emerald-50 text-emerald-800",
-  failure: "bg-rose-50 text-rose-800",
-  unsure: "bg-amber-50 text-amber-800",
-  not_executable: "bg-sky-50 text-sky-800",
-};
 
 /**
  * A QA reviewer's queue: the campaign's items whose labelling is over, waiting for (or done with) their QA
@@ -68,12 +62,7 @@ export default async function QaQueuePage({ params, searchParams }: Props) {
               {queue.items.map((item) => (
                 <tr key={item.itemNo} data-testid="qa-queue-row">
                   <td className="tabular-nums">#{item.itemNo}</td>
-                  <td className="max-w-96">
-                    <div className="font-mono text-[12px]">{item.externalTaskId}</div>
-                    <div className="truncate text-zinc-500" title={item.intent}>
-                      {item.intent}
-                    </div>
-                  </td>
+                  <TaskCell externalTaskId={item.externalTaskId} intent={item.intent} />
                   <td>
                     <span className={item.state === "disputed" ? "font-medium text-rose-700" : "text-zinc-600"}>{item.state}</span>
                   </td>
@@ -81,14 +70,7 @@ export default async function QaQueuePage({ params, searchParams }: Props) {
                     {item.blind ? (
                       <span className="text-2xs text-zinc-500">hidden: you still label this trajectory blind</span>
                     ) : (
-                      <div className="flex flex-wrap gap-1">
-                        {item.labels.map((l, i) => (
-                          <span key={i} className={`rounded px-1.5 py-px text-2xs font-medium ${VERDICT_STYLE[l.verdict] ?? ""}`} title={l.annotatorName}>
-                            {l.verdict}
-                            {l.category ? ` · ${l.category}` : ""}
-                          </span>
-                        ))}
-                      </div>
+                      <LabelChips labels={item.labels} />
                     )}
                   </td>
                   <td className="text-right tabular-nums">{item.stepCount}</td>
@@ -104,18 +86,7 @@ export default async function QaQueuePage({ params, searchParams }: Props) {
             </DenseTable>
           </div>
         )}
-        {queue.total > queue.pageSize && (
-          <Pagination
-            page={page}
-            pageCount={Math.ceil(queue.total / queue.pageSize)}
-            total={queue.total}
-            pageSize={queue.pageSize}
-            href={(p) => `/qa/${campaignId}?status=${status}&page=${p}`}
-          />
-        )}
-        <p className="text-2xs text-zinc-500">
-          {formatCount(queue.total)} item{queue.total === 1 ? "" : "s"}
-        </p>
+        <QueueFooter queue={queue} page={page} href={(p) => `/qa/${campaignId}?status=${status}&page=${p}`} />
       </div>
     </>
   );

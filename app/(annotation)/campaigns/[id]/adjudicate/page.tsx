@@ -2,11 +2,12 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import type { ItemState } from "@/server/domain/annotation/label-schema";
-import { formatCount, PageHeader, Pagination } from "../../../../_components/ui";
+import { PageHeader } from "../../../../_components/ui";
 import { requirePageRole } from "../../../../_lib/session";
 import { api, orNotFound } from "../../../../_trpc/server";
 import { ResearchersOnly } from "../../_components/forbidden";
 import { DenseTable, right } from "../../../../_components/table";
+import { LabelChips, QueueFooter, TaskCell } from "../../../_components/queue-parts";
 
 export const metadata: Metadata = { title: "Adjudication" };
 
@@ -18,13 +19,6 @@ const TABS: { state: ItemState | "qa"; label: string }[] = [
   { state: "agreed", label: "Agreed" },
   { state: "qa", label: "QA pending" },
 ];
-
-const VERDICT_STYLE: Record<string, string> = {
-  success: "bg-emerald-50 text-emerald-800",
-  failure: "bg-rose-50 text-rose-800",
-  unsure: "bg-amber-50 text-amber-800",
-  not_executable: "bg-sky-50 text-sky-800",
-};
 
 /** The adjudication queue: trajectories whose annotators disagree, with their labels in brief. */
 export default async function AdjudicationQueuePage({ params, searchParams }: Props) {
@@ -77,23 +71,18 @@ export default async function AdjudicationQueuePage({ params, searchParams }: Pr
             <DenseTable columns={["Trajectory", "Labels", "Run", right("Steps"), ""]}>
               {queue.items.map((item) => (
                 <tr key={item.itemId}>
-                  <td className="max-w-96">
-                    <div className="font-mono text-[12px]">
-                      {item.externalTaskId} <span className="text-zinc-400">#{item.trajectoryId}</span>
-                    </div>
-                    <div className="truncate text-zinc-500" title={item.intent}>
-                      {item.intent}
-                    </div>
-                  </td>
+                  <TaskCell
+                    externalTaskId={item.externalTaskId}
+                    intent={item.intent}
+                    after={
+                      <>
+                        {" "}
+                        <span className="text-zinc-400">#{item.trajectoryId}</span>
+                      </>
+                    }
+                  />
                   <td>
-                    <div className="flex flex-wrap gap-1">
-                      {item.labels.map((l, i) => (
-                        <span key={i} className={`rounded px-1.5 py-px text-2xs font-medium ${VERDICT_STYLE[l.verdict] ?? ""}`} title={l.annotatorName}>
-                          {l.verdict}
-                          {l.category ? ` · ${l.category}` : ""}
-                        </span>
-                      ))}
-                    </div>
+                    <LabelChips labels={item.labels} />
                   </td>
                   <td className="text-zinc-600">{item.runName}</td>
                   <td className="text-right tabular-nums">{item.stepCount}</td>
@@ -107,18 +96,7 @@ export default async function AdjudicationQueuePage({ params, searchParams }: Pr
             </DenseTable>
           )}
         </div>
-        {queue.total > queue.pageSize && (
-          <Pagination
-            page={page}
-            pageCount={Math.ceil(queue.total / queue.pageSize)}
-            total={queue.total}
-            pageSize={queue.pageSize}
-            href={(p) => `/campaigns/${id}/adjudicate?state=${state}&page=${p}`}
-          />
-        )}
-        <p className="text-2xs text-zinc-500">
-          {formatCount(queue.total)} item{queue.total === 1 ? "" : "s"}
-        </p>
+        <QueueFooter queue={queue} page={page} href={(p) => `/campaigns/${id}/adjudicate?state=${state}&page=${p}`} />
       </div>
     </>
   );
