@@ -179,9 +179,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
       <LimitsSection {...sections} />
       <SafetySection {...sections} />
       <div className="flex flex-wrap items-end justify-between gap-3">
-        <Field label="Name (optional)" htmlFor="run-name">
-          <input id="run-name" className="field w-80" value={f.name} onChange={(e) => set("name", e.target.value)} placeholder="e.g. demo smoke test" />
-        </Field>
+        <TextField f={f} set={set} field="name" id="run-name" label="Name (optional)" className="field w-80" placeholder="e.g. demo smoke test" />
         <div className="flex items-center gap-3">
           {start.isError && (
             <span role="alert" className="max-w-md text-[12px] text-rose-700">
@@ -234,25 +232,20 @@ function TasksSection({ f, set, options, children }: SectionProps & { children: 
               ))}
             </select>
           </Field>
-          <Field label="Only the first" htmlFor="limit" hint="empty = all">
-            <input id="limit" className="field" inputMode="numeric" value={f.limit} onChange={(e) => set("limit", e.target.value)} placeholder="all" />
-          </Field>
+          <TextField f={f} set={set} field="limit" id="limit" label="Only the first" hint="empty = all" inputMode="numeric" placeholder="all" />
         </div>
       )}
       {f.source === "trajectories" && (
-        <Field
+        <TextField
+          f={f}
+          set={set}
+          field="filterText"
+          id="filter"
           label="Trajectory list filter"
-          htmlFor="filter"
           hint="Paste the address of a filtered trajectory list (or its ?query): the run takes the tasks of the trajectories it shows."
-        >
-          <input
-            id="filter"
-            className="field font-mono"
-            value={f.filterText}
-            onChange={(e) => set("filterText", e.target.value)}
-            placeholder="/trajectories?run=2&outcome=error"
-          />
-        </Field>
+          className="field font-mono"
+          placeholder="/trajectories?run=2&outcome=error"
+        />
       )}
       {children}
     </Section>
@@ -342,24 +335,22 @@ function ScriptedPolicy({ f, set }: Omit<SectionProps, "options">) {
         </label>
       </div>
       {f.scriptSource === "actions" && (
-        <Field
+        <TextField
+          f={f}
+          set={set}
+          field="actionsText"
+          id="actions"
           label="Actions, one per line"
-          htmlFor="actions"
           hint={
             <>
               VisualWebArena or WebVoyager style: <code>click [3]</code>, <code>type [5] [red lentil soup]</code>, <code>Scroll [WINDOW]; down</code>,{" "}
               <code>stop [45 minutes]</code>. <code>{"{{Add to cart}}"}</code> in place of a number picks the element with that text.
             </>
           }
-        >
-          <textarea
-            id="actions"
-            className="field h-32 py-1.5 font-mono"
-            value={f.actionsText}
-            onChange={(e) => set("actionsText", e.target.value)}
-            placeholder={"type [{{input:Search}}] [red lentil soup]\nclick [{{Red Lentil Soup with Cumin}}]\nscroll [down]\nstop [45 minutes]"}
-          />
-        </Field>
+          className="field h-32 py-1.5 font-mono"
+          placeholder={"type [{{input:Search}}] [red lentil soup]\nclick [{{Red Lentil Soup with Cumin}}]\nscroll [down]\nstop [45 minutes]"}
+          lines
+        />
       )}
     </div>
   );
@@ -384,9 +375,7 @@ function VlmPolicy({ f, set, options }: SectionProps) {
           ))}
         </select>
       </Field>
-      <Field label="Screenshots kept" htmlFor="history" hint="per call, current included">
-        <input id="history" className="field" inputMode="numeric" value={f.history} onChange={(e) => set("history", e.target.value)} />
-      </Field>
+      <TextField f={f} set={set} field="history" id="history" label="Screenshots kept" hint="per call, current included" inputMode="numeric" />
     </div>
   );
 }
@@ -414,29 +403,25 @@ function DeploymentSection({ f, set, options }: SectionProps) {
             ))}
           </select>
         </Field>
-        <Field label="Infra retries" htmlFor="infra-retries" hint="reset, login, crash before step 1">
-          <input id="infra-retries" className="field" inputMode="numeric" value={f.infraRetries} onChange={(e) => set("infraRetries", e.target.value)} />
-        </Field>
-        <Field label="Tasks per host" htmlFor="host-concurrency" hint="empty = no limit">
-          <input
-            id="host-concurrency"
-            className="field"
-            inputMode="numeric"
-            value={f.hostConcurrency}
-            onChange={(e) => set("hostConcurrency", e.target.value)}
-            placeholder="no limit"
-          />
-        </Field>
+        <TextField f={f} set={set} field="infraRetries" id="infra-retries" label="Infra retries" hint="reset, login, crash before step 1" inputMode="numeric" />
+        <TextField
+          f={f}
+          set={set}
+          field="hostConcurrency"
+          id="host-concurrency"
+          label="Tasks per host"
+          hint="empty = no limit"
+          inputMode="numeric"
+          placeholder="no limit"
+        />
       </div>
       <div className="flex flex-wrap gap-5 text-[12px]">
-        <label className="flex items-center gap-1.5">
-          <input type="checkbox" checked={f.recordHar} onChange={(e) => set("recordHar", e.target.checked)} />
+        <CheckField f={f} set={set} field="recordHar">
           Keep a network log (HAR) per trajectory
-        </label>
-        <label className="flex items-center gap-1.5">
-          <input type="checkbox" checked={f.detectBlocking} onChange={(e) => set("detectBlocking", e.target.checked)} />
+        </CheckField>
+        <CheckField f={f} set={set} field="detectBlocking">
           End a trajectory as “blocked” on a CAPTCHA, bot check or consent wall
-        </label>
+        </CheckField>
       </div>
     </Section>
   );
@@ -447,26 +432,27 @@ function LimitsSection({ f, set }: SectionProps) {
   return (
     <Section title="4 · Limits">
       <div className="grid grid-cols-2 gap-3 sm:grid-cols-5">
-        <Field label="Step limit" htmlFor="max-steps" hint="a task's own max_steps wins">
-          <input id="max-steps" className="field" inputMode="numeric" value={f.maxSteps} onChange={(e) => set("maxSteps", e.target.value)} />
-        </Field>
-        <Field label="Concurrency" htmlFor="concurrency" hint="tasks at once">
-          <input id="concurrency" className="field" inputMode="numeric" value={f.concurrency} onChange={(e) => set("concurrency", e.target.value)} />
-        </Field>
-        <Field label="Step timeout (s)" htmlFor="step-timeout">
-          <input id="step-timeout" className="field" inputMode="decimal" value={f.stepTimeout} onChange={(e) => set("stepTimeout", e.target.value)} />
-        </Field>
-        <Field label="Run timeout (min)" htmlFor="run-timeout" hint="a task's own time_limit_seconds wins">
-          <input id="run-timeout" className="field" inputMode="decimal" value={f.runTimeout} onChange={(e) => set("runTimeout", e.target.value)} />
-        </Field>
-        <Field label="Viewport" htmlFor="viewport" hint={viewportOk ? undefined : "width×height, e.g. 1280x800"}>
-          <input
-            id="viewport"
-            className={`field font-mono ${viewportOk ? "" : "border-rose-400"}`}
-            value={f.viewport}
-            onChange={(e) => set("viewport", e.target.value)}
-          />
-        </Field>
+        <TextField f={f} set={set} field="maxSteps" id="max-steps" label="Step limit" hint="a task's own max_steps wins" inputMode="numeric" />
+        <TextField f={f} set={set} field="concurrency" id="concurrency" label="Concurrency" hint="tasks at once" inputMode="numeric" />
+        <TextField f={f} set={set} field="stepTimeout" id="step-timeout" label="Step timeout (s)" inputMode="decimal" />
+        <TextField
+          f={f}
+          set={set}
+          field="runTimeout"
+          id="run-timeout"
+          label="Run timeout (min)"
+          hint="a task's own time_limit_seconds wins"
+          inputMode="decimal"
+        />
+        <TextField
+          f={f}
+          set={set}
+          field="viewport"
+          id="viewport"
+          label="Viewport"
+          hint={viewportOk ? undefined : "width×height, e.g. 1280x800"}
+          className={`field font-mono ${viewportOk ? "" : "border-rose-400"}`}
+        />
       </div>
     </Section>
   );
@@ -477,48 +463,91 @@ function SafetySection({ f, set }: SectionProps) {
   return (
     <Section title="5 · Safety">
       <div className="grid gap-3 sm:grid-cols-2">
-        <Field
+        <TextField
+          f={f}
+          set={set}
+          field="hosts"
+          id="hosts"
           label="Allowed hosts"
-          htmlFor="hosts"
           hint="Empty: each task's start URL host (with its subdomains). Navigation elsewhere is blocked and recorded as a step error."
-        >
-          <textarea
-            id="hosts"
-            className="field h-20 py-1.5 font-mono"
-            value={f.hosts}
-            onChange={(e) => set("hosts", e.target.value)}
-            placeholder="example.com"
-          />
-        </Field>
-        <Field
+          className="field h-20 py-1.5 font-mono"
+          placeholder="example.com"
+          lines
+        />
+        <TextField
+          f={f}
+          set={set}
+          field="blocked"
+          id="blocked"
           label="Blocked element texts"
-          htmlFor="blocked"
           hint={
             <button type="button" className="link" onClick={() => set("blocked", BLOCKED_TEXT_SUGGESTIONS.join("\n"))}>
               Use the usual list ({BLOCKED_TEXT_SUGGESTIONS.slice(0, 3).join(", ")}, …)
             </button>
           }
-        >
-          <textarea
-            id="blocked"
-            className="field h-20 py-1.5"
-            value={f.blocked}
-            onChange={(e) => set("blocked", e.target.value)}
-            placeholder={"Place order\nDelete\nSign in"}
-          />
-        </Field>
+          className="field h-20 py-1.5"
+          placeholder={"Place order\nDelete\nSign in"}
+          lines
+        />
       </div>
       <p className="text-[12px] text-zinc-600" data-testid="private-network-note">
         Private and loopback addresses: only the demo sites, the destinations an admin allowed and the sites of the chosen deployment profile. Cloud metadata
         services never.
       </p>
       <div className="flex flex-wrap gap-5 text-[12px]">
-        <label className="flex items-center gap-1.5">
-          <input type="checkbox" checked={f.downloads} onChange={(e) => set("downloads", e.target.checked)} />
+        <CheckField f={f} set={set} field="downloads">
           Allow downloads
-        </label>
+        </CheckField>
       </div>
     </Section>
+  );
+}
+
+type TextKey = { [K in keyof RunFields]: string extends RunFields[K] ? K : never }[keyof RunFields];
+type FlagKey = { [K in keyof RunFields]: RunFields[K] extends boolean ? K : never }[keyof RunFields];
+
+/** A text value of the form: its label and hint over an input (a textarea with `lines`). */
+function TextField({
+  f,
+  set,
+  field,
+  id,
+  label,
+  hint,
+  className = "field",
+  placeholder,
+  inputMode,
+  lines = false,
+}: {
+  f: RunFields;
+  set: SetField;
+  field: TextKey;
+  id: string;
+  label: string;
+  hint?: ReactNode;
+  className?: string;
+  placeholder?: string;
+  inputMode?: "numeric" | "decimal";
+  lines?: boolean;
+}) {
+  return (
+    <Field label={label} htmlFor={id} hint={hint}>
+      {lines ? (
+        <textarea id={id} className={className} value={f[field]} onChange={(e) => set(field, e.target.value)} placeholder={placeholder} />
+      ) : (
+        <input id={id} className={className} inputMode={inputMode} value={f[field]} onChange={(e) => set(field, e.target.value)} placeholder={placeholder} />
+      )}
+    </Field>
+  );
+}
+
+/** A yes/no value of the form: a checkbox and what it says. */
+function CheckField({ f, set, field, children }: { f: RunFields; set: SetField; field: FlagKey; children: ReactNode }) {
+  return (
+    <label className="flex items-center gap-1.5">
+      <input type="checkbox" checked={f[field]} onChange={(e) => set(field, e.target.checked)} />
+      {children}
+    </label>
   );
 }
 
