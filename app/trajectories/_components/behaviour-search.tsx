@@ -7,6 +7,7 @@
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useTransition } from "react";
 import { trajectoryListSearch, type TrajectoryListQuery } from "@/server/domain/trajectory-list-query";
+import { PageForm } from "../../_components/field";
 
 const EXAMPLES: [string, string][] = [
   ["captcha", "a word anywhere: intent, thoughts, actions, element text, URLs, answers, errors, notes, rationales"],
@@ -47,12 +48,11 @@ export function BehaviourSearch({ query, error, researcher }: { query: Trajector
 
   return (
     <div className="flex flex-col gap-1.5" data-testid="behaviour-search">
-      <form
+      <PageForm
         role="search"
         aria-label="Behaviour search"
         className="flex items-center gap-2"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           go(text.trim() || undefined);
         }}
       >
@@ -86,7 +86,7 @@ export function BehaviourSearch({ query, error, researcher }: { query: Trajector
         <button type="button" className="btn" aria-expanded={help} aria-controls="behaviour-search-help" onClick={() => setHelp((v) => !v)}>
           Syntax
         </button>
-      </form>
+      </PageForm>
       {error && (
         <p
           id="behaviour-search-error"

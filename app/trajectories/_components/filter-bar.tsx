@@ -17,6 +17,7 @@ import {
   VERDICT_FILTERS,
   type TrajectoryListQuery,
 } from "@/server/domain/trajectory-list-query";
+import { PageForm } from "../../_components/field";
 
 export interface FilterOptions {
   taskSets: { id: number; name: string }[];
@@ -52,12 +53,11 @@ export function FilterBar({ query, options, triage = false }: { query: Trajector
   const active = activeFilterCount(query);
 
   return (
-    <form
+    <PageForm
       role="search"
       aria-label="Filter trajectories"
       className="flex flex-wrap items-center gap-2"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         search.cancelPause();
         go({ q: search.text.trim() || undefined, minSteps: wholeNumber(steps.min), maxSteps: wholeNumber(steps.max) });
       }}
@@ -100,7 +100,7 @@ export function FilterBar({ query, options, triage = false }: { query: Trajector
       <span aria-live="polite" className={`text-2xs text-indigo-600 transition-opacity ${pending ? "opacity-100" : "opacity-0"}`}>
         Updating…
       </span>
-    </form>
+    </PageForm>
   );
 }
 

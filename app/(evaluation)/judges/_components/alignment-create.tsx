@@ -7,7 +7,7 @@ import { useMutation, useSuspenseQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { useTRPC } from "../../../_trpc/client";
-import { Field } from "../../../_components/field";
+import { Field, PageForm, TextInput } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
 import { CampaignPicker, ConfigPicker } from "./judge-pickers";
 
@@ -37,11 +37,10 @@ export function AlignmentCreate() {
             ? "The seed is a whole number from 0."
             : null;
   return (
-    <form
+    <PageForm
       className="panel grid gap-3 px-4 py-3 sm:grid-cols-3 lg:grid-cols-6"
       aria-label="New alignment study"
-      onSubmit={(ev) => {
-        ev.preventDefault();
+      onSubmit={() => {
         if (problem === null)
           create.mutate({
             name: name.trim(),
@@ -55,7 +54,7 @@ export function AlignmentCreate() {
     >
       <h2 className="section-title sm:col-span-3 lg:col-span-6">New study</h2>
       <Field label="Name" htmlFor={`${f}-name`}>
-        <input id={`${f}-name`} className="field" maxLength={200} value={name} onChange={(ev) => setName(ev.target.value)} data-testid="study-name" />
+        <TextInput id={`${f}-name`} maxLength={200} value={name} testId="study-name" onText={setName} />
       </Field>
       <ConfigPicker id={`${f}-config`} options={configs} value={configId} onChange={setConfigId} testId="study-config" />
       <CampaignPicker id={`${f}-campaign`} options={campaigns} value={campaignId} onChange={setCampaignId} testId="study-campaign" />
@@ -69,10 +68,10 @@ export function AlignmentCreate() {
         </select>
       </Field>
       <Field label="Held-out share" htmlFor={`${f}-share`} hint="Of the labelled items">
-        <input id={`${f}-share`} className="field" inputMode="decimal" value={share} onChange={(ev) => setShare(ev.target.value)} />
+        <TextInput id={`${f}-share`} inputMode="decimal" value={share} onText={setShare} />
       </Field>
       <Field label="Seed" htmlFor={`${f}-seed`} hint="Same seed, same split">
-        <input id={`${f}-seed`} className="field" inputMode="numeric" value={seed} onChange={(ev) => setSeed(ev.target.value)} data-testid="study-seed" />
+        <TextInput id={`${f}-seed`} inputMode="numeric" value={seed} testId="study-seed" onText={setSeed} />
       </Field>
       <div className="flex flex-wrap items-center gap-2 sm:col-span-3 lg:col-span-6">
         <button type="submit" className="btn btn-on" disabled={problem !== null || create.isPending} data-testid="create-study">
@@ -86,6 +85,6 @@ export function AlignmentCreate() {
           {create.isError ? errorText(create.error) : problem}
         </span>
       </div>
-    </form>
+    </PageForm>
   );
 }

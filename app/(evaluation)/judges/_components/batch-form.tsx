@@ -12,7 +12,7 @@ import { useId, useMemo, useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
-import { Field } from "../../../_components/field";
+import { Field, PageForm, TextInput } from "../../../_components/field";
 import { K_CHOICES, parseKText, wholeIn, type KValue } from "../_lib/batch-text";
 import { ConcurrencyField, DryRunSection, StartButton } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";
@@ -97,17 +97,16 @@ export function BatchForm({
   if (configs.length === 0) return <NoConfigurations />;
 
   return (
-    <form
+    <PageForm
       className="mx-auto flex w-full max-w-4xl flex-col gap-4 px-6 py-5"
       aria-label="New judge batch"
-      onSubmit={(ev) => {
-        ev.preventDefault();
+      onSubmit={() => {
         if (input) setDryRunFor(inputKey);
       }}
     >
       <TrajectoriesStep filterCount={filterCount} filterSearch={filterSearch}>
         <Field label="Label" htmlFor={`${f}-label`} hint="How the batch is listed">
-          <input id={`${f}-label`} className="field" maxLength={200} value={label} onChange={(ev) => setLabel(ev.target.value)} />
+          <TextInput id={`${f}-label`} maxLength={200} value={label} onText={setLabel} />
         </Field>
       </TrajectoriesStep>
 
@@ -128,14 +127,7 @@ export function BatchForm({
           htmlFor={`${f}-samples`}
           hint="Ask several times (needs temperature > 0): the vote share becomes the judge's confidence, for calibration on the judge agreement page"
         >
-          <input
-            id={`${f}-samples`}
-            className="field"
-            inputMode="numeric"
-            value={samples}
-            onChange={(ev) => setSamples(ev.target.value)}
-            data-testid="samples-input"
-          />
+          <TextInput id={`${f}-samples`} inputMode="numeric" value={samples} testId="samples-input" onText={setSamples} />
         </Field>
         <KValueFields id={`${f}-kx`} checked={kChecked} onChecked={setKChecked} extra={kExtra} onExtra={setKExtra} />
         <label className="flex items-center gap-2 text-[13px] text-zinc-700 sm:col-span-2">
@@ -176,7 +168,7 @@ export function BatchForm({
           ),
         }}
       />
-    </form>
+    </PageForm>
   );
 }
 
@@ -244,7 +236,7 @@ function KValueFields({
         </div>
       </fieldset>
       <Field label="More k values" htmlFor={id} hint='e.g. "5, 10"'>
-        <input id={id} className="field font-mono" value={extra} onChange={(ev) => onExtra(ev.target.value)} />
+        <TextInput id={id} className="field font-mono" value={extra} onText={onExtra} />
       </Field>
     </>
   );

@@ -8,7 +8,7 @@ import Link from "next/link";
 import { useCallback, useId, useState } from "react";
 import { EmptyState, formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
-import { Field } from "../../../_components/field";
+import { Field, PageForm } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
 import { judgeConfigFormProblems, type JudgeConfigFormProblems, type JudgeConfigFormText } from "@/server/domain/evaluation/judge-config-form";
 import { JUDGE_PROTOCOLS, type JudgeProtocolId } from "@/server/domain/evaluation/judge-protocol";
@@ -111,10 +111,9 @@ function KeyCell({ id, name, source }: { id: number; name: string; source: strin
     );
   }
   return (
-    <form
+    <PageForm
       className="flex items-center gap-1"
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         if (key.trim()) save.mutate({ id, apiKey: key });
       }}
     >
@@ -139,7 +138,7 @@ function KeyCell({ id, name, source }: { id: number; name: string; source: strin
         </button>
       )}
       {save.isError && <span className="text-2xs text-rose-700">{errorText(save.error)}</span>}
-    </form>
+    </PageForm>
   );
 }
 
@@ -379,12 +378,11 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
   const f = useId();
   const p = problems;
   return (
-    <form
+    <PageForm
       className="grid gap-3 border-b border-zinc-200 bg-zinc-50/60 px-3 py-3 sm:grid-cols-2 lg:grid-cols-4"
       aria-label="New judge configuration"
       noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
+      onSubmit={() => {
         const found = judgeConfigFormProblems(formText(d));
         setProblems(found);
         if (Object.keys(found).length === 0) create.mutate(createInput(d));
@@ -446,7 +444,7 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
           </p>
         )}
       </div>
-    </form>
+    </PageForm>
   );
 }
 

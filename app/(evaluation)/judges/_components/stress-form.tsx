@@ -14,7 +14,7 @@ import { listFilterFromText } from "@/server/domain/trajectory-list-query";
 import { PERTURBATION_KINDS, PERTURBATION_LABELS, type PerturbationKind } from "@/server/domain/evaluation/prompt-variants";
 import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
-import { Field } from "../../../_components/field";
+import { Field, PageForm, TextInput } from "../../../_components/field";
 import { K_CHOICES, wholeIn } from "../_lib/batch-text";
 import { ConcurrencyField, DryRunSection, StartButton } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";
@@ -98,11 +98,10 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
   const start = useMutation(trpc.judge.stress.start.mutationOptions({ onSuccess: (r) => router.push(`/judges/stress/${r.stressTestId}`) }));
 
   return (
-    <form
+    <PageForm
       className="flex flex-col gap-4 px-6 py-4"
       aria-label="New stress test"
-      onSubmit={(ev) => {
-        ev.preventDefault();
+      onSubmit={() => {
         if (inputKey) setDryRunFor(inputKey);
       }}
     >
@@ -136,13 +135,13 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
               : "Paste the trajectory list's address or query; empty: the whole campaign"
           }
         >
-          <input
+          <TextInput
             id={`${f}-list`}
             className="field font-mono"
             placeholder="?site=shop&human=success"
             value={listText}
-            onChange={(ev) => setListText(ev.target.value)}
-            data-testid="stress-filter"
+            testId="stress-filter"
+            onText={setListText}
           />
         </Field>
         <p className="text-[12px] text-zinc-600 sm:col-span-2 lg:col-span-4" data-testid="stress-prompt">
@@ -167,10 +166,10 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
           ))}
         </fieldset>
         <Field label="Subset k" htmlFor={`${f}-subset`} hint="Screenshots a random subset keeps">
-          <input id={`${f}-subset`} className="field" inputMode="numeric" value={subsetK} onChange={(ev) => setSubsetK(ev.target.value)} />
+          <TextInput id={`${f}-subset`} inputMode="numeric" value={subsetK} onText={setSubsetK} />
         </Field>
         <Field label="Seed" htmlFor={`${f}-seed`} hint="The same seed shows each trajectory the same screenshots">
-          <input id={`${f}-seed`} className="field" inputMode="numeric" value={seed} onChange={(ev) => setSeed(ev.target.value)} />
+          <TextInput id={`${f}-seed`} inputMode="numeric" value={seed} onText={setSeed} />
         </Field>
       </section>
 
@@ -195,7 +194,7 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
           ),
         }}
       />
-    </form>
+    </PageForm>
   );
 }
 
