@@ -157,6 +157,15 @@ export function TrajectoryLink({ id }: { id: number }) {
   );
 }
 
+/** Links drawn as buttons side by side: a page's or a selection's next steps (`on`: the main one). */
+export function LinkButtons({ links }: { links: { href: string; label: string; title?: string; testId?: string; on?: boolean }[] }) {
+  return links.map((l) => (
+    <Link key={l.href} className={l.on ? "btn btn-on" : "btn"} href={l.href} title={l.title} data-testid={l.testId}>
+      {l.label}
+    </Link>
+  ));
+}
+
 /** Page links for offset pagination; `href(n)` builds the URL of page n. */
 export function Pagination({
   page,

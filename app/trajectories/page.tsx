@@ -5,7 +5,7 @@ import { Suspense } from "react";
 import { TRPCError } from "@trpc/server";
 import { hasRole } from "@/server/domain/access/actor";
 import { activeFilterCount, evaluatorLabel, parseTrajectoryListParams, trajectoryListSearch, usesTriage } from "@/server/domain/trajectory-list-query";
-import { EmptyState, formatCount, PageHeader, Pagination } from "../_components/ui";
+import { EmptyState, formatCount, LinkButtons, PageHeader, Pagination } from "../_components/ui";
 import { currentUser } from "../_lib/session";
 import { api, orNotFound } from "../_trpc/server";
 import { BehaviourSearch } from "./_components/behaviour-search";
@@ -69,28 +69,26 @@ async function TrajectoryList({ searchParams }: Props) {
         actions={
           user && hasRole(user, "researcher") && list.total > 0 ? (
             <>
-              <Link
-                className="btn"
-                href={`/judges/batch${trajectoryListSearch(filters)}`}
-                title="A judge batch over every trajectory these filters select"
-                data-testid="judge-these"
-              >
-                Judge these
-              </Link>
-              <Link
-                className="btn"
-                href={`/analytics/clusters${trajectoryListSearch(filters)}`}
-                title="Group the failed or disputed trajectories these filters select by what went wrong"
-              >
-                Cluster failures
-              </Link>
-              <Link
-                className="btn"
-                href={`/campaigns/new${trajectoryListSearch(filters)}`}
-                title="A labelling campaign over every trajectory these filters select"
-              >
-                New campaign from these filters
-              </Link>
+              <LinkButtons
+                links={[
+                  {
+                    href: `/judges/batch${trajectoryListSearch(filters)}`,
+                    label: "Judge these",
+                    title: "A judge batch over every trajectory these filters select",
+                    testId: "judge-these",
+                  },
+                  {
+                    href: `/analytics/clusters${trajectoryListSearch(filters)}`,
+                    label: "Cluster failures",
+                    title: "Group the failed or disputed trajectories these filters select by what went wrong",
+                  },
+                  {
+                    href: `/campaigns/new${trajectoryListSearch(filters)}`,
+                    label: "New campaign from these filters",
+                    title: "A labelling campaign over every trajectory these filters select",
+                  },
+                ]}
+              />
               <ReportButton
                 selection={filters}
                 described={filtered ? `the ${formatCount(list.total)} trajectories these filters select` : `all ${formatCount(list.total)} trajectories`}

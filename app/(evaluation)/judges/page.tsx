@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
-import Link from "next/link";
-import { PageHeader } from "../../_components/ui";
+import { LinkButtons, PageHeader } from "../../_components/ui";
 import { getQueryClient, HydrateClient, trpc } from "../../_trpc/server";
 import { BatchList } from "./_components/batch-list";
 import { JudgeConfigs } from "./_components/judge-configs";
@@ -16,17 +15,13 @@ export default async function JudgesPage() {
         title="Judges"
         subtitle="Model judges that grade trajectories: their configurations and the batches they ran"
         actions={
-          <>
-            <Link href="/judges/stress" className="btn" data-testid="stress-tests-link">
-              Stress tests
-            </Link>
-            <Link href="/judges/alignment" className="btn" data-testid="alignment-link">
-              Aligning judges
-            </Link>
-            <Link href="/judges/batch" className="btn btn-on" data-testid="new-batch">
-              New batch
-            </Link>
-          </>
+          <LinkButtons
+            links={[
+              { href: "/judges/stress", label: "Stress tests", testId: "stress-tests-link" },
+              { href: "/judges/alignment", label: "Aligning judges", testId: "alignment-link" },
+              { href: "/judges/batch", label: "New batch", testId: "new-batch", on: true },
+            ]}
+          />
         }
       />
       <div className="flex flex-col gap-4 px-6 py-4">

@@ -10,7 +10,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { MAX_IDS, MAX_SAMPLE, MAX_SEED, SAMPLE_STRATA, trajectoryListSearch, type TrajectoryListQuery } from "@/server/domain/trajectory-list-query";
-import { formatCount } from "../../_components/ui";
+import { formatCount, LinkButtons } from "../../_components/ui";
 
 export type Selection = { kind: "ids"; ids: Set<number> } | { kind: "all" };
 
@@ -212,23 +212,21 @@ function CompareSelected({ compare }: { compare: { href: string; problem: string
 /** With one row picked: open it with the gold form, or with its task's validity form. */
 function OneRowActions({ id }: { id: number }) {
   return (
-    <>
-      <Link
-        className="btn"
-        href={`/trajectories/${id}?gold=1`}
-        title="Open this trajectory with the gold form: its known answer in a campaign it is part of"
-        data-testid="gold-from-selection"
-      >
-        Mark gold…
-      </Link>
-      <Link
-        className="btn"
-        href={`/trajectories/${id}?flag=1`}
-        title="Open this trajectory with its task's validity form: flag the task broken, outdated, ambiguous or with a wrong reference"
-        data-testid="flag-from-selection"
-      >
-        Flag task…
-      </Link>
-    </>
+    <LinkButtons
+      links={[
+        {
+          href: `/trajectories/${id}?gold=1`,
+          label: "Mark gold…",
+          title: "Open this trajectory with the gold form: its known answer in a campaign it is part of",
+          testId: "gold-from-selection",
+        },
+        {
+          href: `/trajectories/${id}?flag=1`,
+          label: "Flag task…",
+          title: "Open this trajectory with its task's validity form: flag the task broken, outdated, ambiguous or with a wrong reference",
+          testId: "flag-from-selection",
+        },
+      ]}
+    />
   );
 }

@@ -6,7 +6,7 @@
  * anyone else (annotators, researchers labelling blind), and the panel then shows nothing.
  */
 import { useQuery } from "@tanstack/react-query";
-import { useState, useEffect } from "react";
+import { useState, useEffect, type ReactNode } from "react";
 import { useTRPC } from "../../../_trpc/client";
 
 function formatBytes(n: number | null): string {
@@ -32,9 +32,37 @@ interface PromptPart {
 }
 
 /** `recording`: the task is still running, so its network log (written when the task ends) is not there yet. */
+type EvidenceName = "network" | "prompt";
+
+/** A tab of the evidence: pressing the open one closes it. */
+function EvidenceTab({
+  name,
+  open,
+  setOpen,
+  children,
+}: {
+  name: EvidenceName;
+  open: EvidenceName | null;
+  setOpen: (n: EvidenceName | null) => void;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      role="tab"
+      aria-selected={open === name}
+      className={`btn ${open === name ? "btn-on" : ""}`}
+      onClick={() => setOpen(open === name ? null : name)}
+      data-testid={`tab-${name}`}
+    >
+      {children}
+    </button>
+  );
+}
+
 export function LiveEvidencePanel({ trajectoryId, step, recording = false }: { trajectoryId: number; step: number; recording?: boolean }) {
   const trpc = useTRPC();
-  const [open, setOpen] = useState<"network" | "prompt" | null>("network");
+  const [open, setOpen] = useState<EvidenceName | null>("network");
   const query = useQuery({ ...trpc.liveRuns.stepEvidence.queryOptions({ trajectoryId, step }), retry: false, staleTime: recording ? 0 : 60_000 });
   // The log is saved as the task ends: ask again then, rather than keep saying there is none until a reload.
   const { refetch } = query;
@@ -48,26 +76,12 @@ export function LiveEvidencePanel({ trajectoryId, step, recording = false }: { t
   return (
     <div className="flex flex-col gap-2 border-t border-zinc-200 p-4 text-[12px]" data-testid="live-evidence">
       <div className="flex gap-1.5" role="tablist" aria-label="Live run evidence">
-        <button
-          type="button"
-          role="tab"
-          aria-selected={open === "network"}
-          className={`btn ${open === "network" ? "btn-on" : ""}`}
-          onClick={() => setOpen(open === "network" ? null : "network")}
-          data-testid="tab-network"
-        >
+        <EvidenceTab name="network" open={open} setOpen={setOpen}>
           Network{network ? ` (${network.total})` : ""}
-        </button>
-        <button
-          type="button"
-          role="tab"
-          aria-selected={open === "prompt"}
-          className={`btn ${open === "prompt" ? "btn-on" : ""}`}
-          onClick={() => setOpen(open === "prompt" ? null : "prompt")}
-          data-testid="tab-prompt"
-        >
+        </EvidenceTab>
+        <EvidenceTab name="prompt" open={open} setOpen={setOpen}>
           Prompt
-        </button>
+        </EvidenceTab>
       </div>
       {tabs && tabs.length > 1 && (
         <div className="text-2xs text-zinc-500" data-testid="step-tabs">
