@@ -2,8 +2,10 @@
  * The one progress bar of the dashboard: imports, reports, live runs, judge batches and clustering show their long
  * work with it. A fraction from 0 to 1 fills it and is announced to screen readers as a percentage; `null` says the
  * amount is not known yet (waiting for a worker, unpacking), which shows a pulsing part-filled bar without a value.
- * Server-renderable: no hooks.
+ * Server-renderable: no hooks (the stop button asks in the browser).
  */
+import type { ReactNode } from "react";
+
 const TONES = {
   indigo: "bg-indigo-600",
   emerald: "bg-emerald-500",
@@ -48,5 +50,65 @@ export function ProgressBar({
         style={width === undefined ? undefined : { width }}
       />
     </div>
+  );
+}
+
+/**
+ * A panel about long work (a judge batch, a live run): its status and counts on one line with `aside` at the right,
+ * then `children` (the bar, notes, errors).
+ */
+export function ProgressPanel({
+  label,
+  status,
+  counts,
+  aside,
+  children,
+}: {
+  label: string;
+  status: ReactNode;
+  counts: ReactNode;
+  aside: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <section className="panel px-4 py-3" aria-label={label}>
+      <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
+        <div className="flex items-center gap-2">
+          {status}
+          {counts}
+        </div>
+        {aside}
+      </div>
+      {children}
+    </section>
+  );
+}
+
+/** Stops work in progress (a batch, a run) once the person has said yes to `question`. */
+export function StopButton({
+  question,
+  onStop,
+  disabled,
+  testId,
+  children,
+}: {
+  question: string;
+  onStop: () => void;
+  disabled: boolean;
+  testId: string;
+  children: ReactNode;
+}) {
+  return (
+    <button
+      type="button"
+      className="btn border-rose-300 text-rose-700 hover:bg-rose-50"
+      data-testid={testId}
+      disabled={disabled}
+      onClick={() => {
+        if (window.confirm(question)) onStop();
+      }}
+    >
+      {children}
+    </button>
   );
 }

@@ -10,7 +10,7 @@ import { useState } from "react";
 import { screenshotUrl } from "@/server/domain/image-variants";
 import { OutcomeBadge, PageHeader, formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
-import { ProgressBar } from "../../_components/progress-bar";
+import { ProgressBar, ProgressPanel, StopButton } from "../../_components/progress-bar";
 import { PolicyBadge, StatusPill, VerdictPill } from "./bits";
 import type { LiveRunDetail } from "@/server/services/live/live-runs";
 import { DenseTable } from "../../_components/table";
@@ -61,39 +61,39 @@ export function LiveRunView({ id }: { id: number }) {
               Trajectories
             </Link>
             {live && (
-              <button
-                type="button"
-                className="btn border-rose-300 text-rose-700 hover:bg-rose-50"
-                data-testid="cancel-run"
-                disabled={cancelling}
-                onClick={() => {
-                  // One click must not end a long run by accident.
-                  if (!window.confirm("Cancel this run? Tasks still queued or running are stopped; finished ones are kept.")) return;
+              // One click must not end a long run by accident: the button asks first.
+              <StopButton
+                question="Cancel this run? Tasks still queued or running are stopped; finished ones are kept."
+                onStop={() => {
                   setCancelling(true);
                   cancel.mutate({ runId: id }, { onSettled: () => setCancelling(false) });
                 }}
+                disabled={cancelling}
+                testId="cancel-run"
               >
                 Cancel run
-              </button>
+              </StopButton>
             )}
           </>
         }
       />
       <div className="flex flex-col gap-4 px-6 py-4">
-        <section className="panel px-4 py-3" aria-label="Run progress">
-          <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
-            <div className="flex items-center gap-2">
-              <StatusPill status={data.status} />
-              <span className="text-[12px] text-zinc-600 tabular-nums" data-testid="run-counts">
-                {done} of {data.counts.total} tasks done · {data.counts.running} running · {data.counts.queued} queued
-                {data.counts.failed > 0 && ` · ${data.counts.failed} failed`}
-                {data.counts.cancelled > 0 && ` · ${data.counts.cancelled} cancelled`}
-              </span>
-            </div>
+        <ProgressPanel
+          label="Run progress"
+          status={<StatusPill status={data.status} />}
+          counts={
+            <span className="text-[12px] text-zinc-600 tabular-nums" data-testid="run-counts">
+              {done} of {data.counts.total} tasks done · {data.counts.running} running · {data.counts.queued} queued
+              {data.counts.failed > 0 && ` · ${data.counts.failed} failed`}
+              {data.counts.cancelled > 0 && ` · ${data.counts.cancelled} cancelled`}
+            </span>
+          }
+          aside={
             <span className="text-[12px] text-zinc-500 tabular-nums">
               {data.answered} answered · {data.steps} steps recorded
             </span>
-          </div>
+          }
+        >
           <ProgressBar value={data.progress} label="Run progress" testId="run-progress" />
           {(data.successRate.n > 0 || data.successRate.infraErrors > 0 || data.successRate.blocked > 0) && (
             <p className="mt-2 text-[12px] text-zinc-700 tabular-nums" data-testid="run-success-rate">
@@ -128,7 +128,7 @@ export function LiveRunView({ id }: { id: number }) {
               />
             </dl>
           )}
-        </section>
+        </ProgressPanel>
 
         <section className="panel overflow-x-auto" aria-label="Tasks">
           <DenseTable columns={[{ label: "Now", className: "w-28" }, "Task", { label: "Progress", className: "w-56" }, "Outcome", ""]} testId="live-tasks">

@@ -12,7 +12,7 @@ import type { AppRouter } from "@/server/api/root";
 import { Figure, formatCount, formatDate, TrajectoryLink } from "../../../_components/ui";
 import { JudgesPageHeader } from "./judges-header";
 import { useTRPC } from "../../../_trpc/client";
-import { ProgressBar } from "../../../_components/progress-bar";
+import { ProgressBar, ProgressPanel, StopButton } from "../../../_components/progress-bar";
 import { BatchStatus } from "./batch-status";
 import { etaText } from "../_lib/batch-text";
 import { errorText } from "../_lib/error-text";
@@ -64,19 +64,14 @@ export function BatchProgressView({ id }: { id: number }) {
         actions={
           <>
             {going && (
-              <button
-                type="button"
-                className="btn border-rose-300 text-rose-700 hover:bg-rose-50"
-                data-testid="cancel-batch"
+              <StopButton
+                question="Cancel this batch? Calls not yet made are not made; verdicts already received are kept. You can resume it later."
+                onStop={() => cancel.mutate({ id })}
                 disabled={cancel.isPending}
-                onClick={() => {
-                  if (!window.confirm("Cancel this batch? Calls not yet made are not made; verdicts already received are kept. You can resume it later."))
-                    return;
-                  cancel.mutate({ id });
-                }}
+                testId="cancel-batch"
               >
                 Cancel batch
-              </button>
+              </StopButton>
             )}
             {resumable && (
               <button type="button" className="btn btn-on" data-testid="resume-batch" disabled={resume.isPending} onClick={() => resume.mutate({ id })}>
@@ -87,22 +82,24 @@ export function BatchProgressView({ id }: { id: number }) {
         }
       />
       <div className="flex flex-col gap-4 px-6 py-4">
-        <section className="panel px-4 py-3" aria-label="Batch progress">
-          <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
-            <div className="flex items-center gap-2">
-              <BatchStatus status={batch.status} />
-              <span className="text-[12px] text-zinc-600 tabular-nums" data-testid="batch-counts">
-                {formatCount(made)} of {formatCount(total)} calls made ({Math.round(fraction * 100)} %) · {formatCount(jobs.counts.running)} running ·{" "}
-                {formatCount(jobs.counts.queued)} queued
-                {jobs.counts.failed > 0 && ` · ${formatCount(jobs.counts.failed)} failed`}
-                {jobs.counts.cancelled > 0 && ` · ${formatCount(jobs.counts.cancelled)} cancelled`}
-              </span>
-            </div>
+        <ProgressPanel
+          label="Batch progress"
+          status={<BatchStatus status={batch.status} />}
+          counts={
+            <span className="text-[12px] text-zinc-600 tabular-nums" data-testid="batch-counts">
+              {formatCount(made)} of {formatCount(total)} calls made ({Math.round(fraction * 100)} %) · {formatCount(jobs.counts.running)} running ·{" "}
+              {formatCount(jobs.counts.queued)} queued
+              {jobs.counts.failed > 0 && ` · ${formatCount(jobs.counts.failed)} failed`}
+              {jobs.counts.cancelled > 0 && ` · ${formatCount(jobs.counts.cancelled)} cancelled`}
+            </span>
+          }
+          aside={
             <span className="text-[12px] text-zinc-500 tabular-nums" data-testid="batch-eta">
               {going ? etaText(jobs.etaSeconds, jobs.remaining) : batch.finishedAt ? `finished ${formatDate(batch.finishedAt)}` : ""}
               {going && jobs.ratePerSecond ? ` · ${jobs.ratePerSecond.toFixed(jobs.ratePerSecond < 1 ? 2 : 1)} calls/s` : ""}
             </span>
-          </div>
+          }
+        >
           <ProgressBar value={fraction} label="Batch progress" testId="batch-progress" tone={jobs.counts.failed > 0 ? "amber" : "indigo"} />
           {batch.skippedExisting > 0 && (
             <p className="mt-2 text-2xs text-zinc-500">
@@ -121,7 +118,7 @@ export function BatchProgressView({ id }: { id: number }) {
               {errorText(cancel.error ?? resume.error)}
             </p>
           )}
-        </section>
+        </ProgressPanel>
 
         <VerdictsReceived verdicts={verdicts} estimatedCostUsd={batch.estimatedCostUsd} />
 

@@ -11,7 +11,7 @@ import { useEffect, useRef } from "react";
 import { formatCount } from "../../../_components/ui";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 import { useTRPC } from "../../../_trpc/client";
-import { ProgressBar } from "../../../_components/progress-bar";
+import { ProgressBar, StopButton } from "../../../_components/progress-bar";
 import { etaText } from "../_lib/batch-text";
 import { errorText } from "../_lib/error-text";
 import { BatchStatus } from "./batch-status";
@@ -72,18 +72,14 @@ export function RunProgress({ batchId, onProgress }: { batchId: number; onProgre
         </div>
         <div className="flex gap-2">
           {going && (
-            <button
-              type="button"
-              className="btn border-rose-300 text-rose-700 hover:bg-rose-50"
-              data-testid="cancel-run"
+            <StopButton
+              question="Cancel? Calls not yet made are not made; verdicts already received are kept, and you can resume."
+              onStop={() => cancel.mutate({ id: batch.id })}
               disabled={cancel.isPending}
-              onClick={() => {
-                if (window.confirm("Cancel? Calls not yet made are not made; verdicts already received are kept, and you can resume."))
-                  cancel.mutate({ id: batch.id });
-              }}
+              testId="cancel-run"
             >
               Cancel
-            </button>
+            </StopButton>
           )}
           {resumable && (
             <button type="button" className="btn btn-on" data-testid="resume-run" disabled={resume.isPending} onClick={() => resume.mutate({ id: batch.id })}>
