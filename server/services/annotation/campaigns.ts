@@ -258,36 +258,41 @@ export async function addTrajectoriesToCampaign(
   });
 }
 
-export async function setCampaignAnnotators(
-  db: Db,
-  actor: Actor,
-  id: number,
-  change: { add?: string[]; remove?: string[] },
-): Promise<{ added: number; removed: number }> {
-  requireRole(actor, "researcher", "choose annotators");
-  const add = await checkAnnotators(db, change.add ?? []);
-  return withTransaction(db, async () => {
-    const c = await requireCampaign(db, id);
+export async function setCampaignAnnotators(db: Db, actor: Actor, id: number, change: MemberChange): Promise<{ added: number; removed: number }> {
+  return changeCampaignMembers(db, actor, id, "annotators", change, "choose annotators", async (c) => {
     // Leaving would end the blind on the items still to label: another researcher or an admin decides that.
     if ((change.remove ?? []).includes(actor.userId) && (await campaignsLabellingBlind(db, actor.userId)).has(id)) {
       throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; another researcher or an admin can take you off it`);
     }
-    return { added: await addCampaignMembers(db, "annotators", id, add), removed: await removeCampaignMembers(db, "annotators", id, change.remove ?? []) };
   });
 }
 
 /** Chooses the campaign's designated QA reviewers (researchers and admins may always review). */
-export async function setCampaignQaReviewers(
+export async function setCampaignQaReviewers(db: Db, actor: Actor, id: number, change: MemberChange): Promise<{ added: number; removed: number }> {
+  return changeCampaignMembers(db, actor, id, "qaReviewers", change, "choose QA reviewers");
+}
+
+type MemberChange = { add?: string[]; remove?: string[] };
+
+/**
+ * Adds and removes a campaign's members of one kind (a researcher's choice, `what` naming it in the refusal); the
+ * accounts to add must exist. `check` may refuse the change once the campaign is found, inside the transaction.
+ */
+async function changeCampaignMembers(
   db: Db,
   actor: Actor,
   id: number,
-  change: { add?: string[]; remove?: string[] },
+  kind: Parameters<typeof addCampaignMembers>[1],
+  change: MemberChange,
+  what: string,
+  check?: (campaign: CampaignRow) => Promise<void>,
 ): Promise<{ added: number; removed: number }> {
-  requireRole(actor, "researcher", "choose QA reviewers");
+  requireRole(actor, "researcher", what);
   const add = await checkAnnotators(db, change.add ?? []);
   return withTransaction(db, async () => {
-    await requireCampaign(db, id);
-    return { added: await addCampaignMembers(db, "qaReviewers", id, add), removed: await removeCampaignMembers(db, "qaReviewers", id, change.remove ?? []) };
+    const c = await requireCampaign(db, id);
+    await check?.(c);
+    return { added: await addCampaignMembers(db, kind, id, add), removed: await removeCampaignMembers(db, kind, id, change.remove ?? []) };
   });
 }
 
