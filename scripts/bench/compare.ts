@@ -9,18 +9,17 @@
  * attempt's stamped with its letter so no two columns share an image. Requires a build (`npm run build`).
  */
 import type { ChildProcess } from "node:child_process";
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { chromium } from "playwright";
 import { closeDatabase } from "../../db/database";
 import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
 import { runImport } from "../../server/services/imports";
-import { BENCH_USER, benchScreenshots, startServer } from "./player";
+import { launchBenchBrowser, signIn } from "./browser";
+import { BENCH_USER, benchScreenshots, benchStep, startServer } from "./player";
 import { median, percentile, type BenchFigure } from "./types";
 
 const ATTEMPTS = ["A", "B", "C", "D"];
@@ -40,24 +39,12 @@ async function writeBundle(dir: string, pngs: Buffer[]): Promise<void> {
         .composite([{ input: stamp, left: 890, top: 720 }])
         .png()
         .toBuffer();
-      const sha256 = crypto.createHash("sha256").update(shot).digest("hex");
-      fs.writeFileSync(path.join(dir, "images", `${sha256}.png`), shot);
-      const last = i === pngs.length - 1;
-      steps.push({
-        index: i,
-        screenshot: { file: `images/${sha256}.png`, sha256, width: 1024, height: 768 },
-        marksBurnedIn: true,
-        url: letter === "B" && i === 5 ? "https://bench.test/detour" : `https://bench.test/page/${i - (letter === "B" && i > 5 ? 1 : 0)}`,
-        thought: `Attempt ${letter}, step ${i + 1}: looking for the next control to use.`,
-        actionRaw: last ? "ANSWER; done" : `Click [${i + 3}]`,
-        action: last ? { type: "answer", value: "done" } : { type: "click", target: String(i + 3) },
-        elements: Array.from({ length: 40 }, (_, k) => ({
-          label: String(k),
-          bbox: [20 + (k % 8) * 120, 90 + Math.floor(k / 8) * 110, 100, 40],
-          tag: "a",
-          text: `Element ${k}`,
-        })),
-      });
+      steps.push(
+        benchStep(dir, i, pngs.length, shot, {
+          url: letter === "B" && i === 5 ? "https://bench.test/detour" : `https://bench.test/page/${i - (letter === "B" && i > 5 ? 1 : 0)}`,
+          thought: `Attempt ${letter}, step ${i + 1}: looking for the next control to use.`,
+        }),
+      );
     }
     trajectories.push({
       task: { taskSet: { name: "Bench", benchmark: "bench" }, externalId: "bench-compare-15", site: "bench", intent: "Benchmark task attempted four times." },
@@ -71,10 +58,7 @@ async function writeBundle(dir: string, pngs: Buffer[]): Promise<void> {
 }
 
 async function measureCompare(url: string, ids: number[], steps: number): Promise<{ byStep: number[]; byUrl: number[] }> {
-  const browser = await chromium.launch({
-    executablePath: loadConfig().chromiumPath,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  const browser = await launchBenchBrowser();
   try {
     const context = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1, bypassCSP: true });
     // On every key press (before React sees it), watch animation frames until every column shows another step
@@ -96,11 +80,7 @@ async function measureCompare(url: string, ids: number[], steps: number): Promis
         requestAnimationFrame(tick);
       }, true);
     `);
-    const signIn = await context.request.post(`${url}/api/auth/sign-in/email`, {
-      headers: { origin: url },
-      data: { email: BENCH_USER.email, password: BENCH_USER.password },
-    });
-    if (!signIn.ok()) throw new Error(`signing in as ${BENCH_USER.email} failed: HTTP ${signIn.status()} ${await signIn.text()}`);
+    await signIn(context, url, BENCH_USER);
     const page = await context.newPage();
     await page.goto(`${url}/compare?ids=${ids.join(",")}`);
     if (new URL(page.url()).pathname !== "/compare" || !(await page.getByTestId("compare").count()))

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type Browser, type BrowserContext } from "playwright";
+import type { Browser, BrowserContext } from "playwright";
 import { closeDatabase } from "../../db/database";
 import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
@@ -19,6 +19,7 @@ import { warmingSettled } from "../../server/services/images";
 import { runImport } from "../../server/services/imports";
 import { warmFirstViews } from "../../server/services/trajectory-views";
 import { generateCorpus } from "./import";
+import { launchBenchBrowser, signIn } from "./browser";
 import { BENCH_USER, startServer } from "./player";
 import { median, percentile, type BenchFigure } from "./types";
 
@@ -55,20 +56,13 @@ export async function benchFirstView(): Promise<BenchFigure[]> {
 
     const started = await startServer(dataDir);
     server = started.child;
-    const browser = await chromium.launch({
-      executablePath: loadConfig().chromiumPath,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    const browser = await launchBenchBrowser();
     const figures: BenchFigure[] = [];
     try {
       // One sign-in (the sign-in route limits attempts per address); each opening gets a fresh context with the
       // session cookie only, so no browser cache carries over.
       const signing = await browser.newContext();
-      const signIn = await signing.request.post(`${started.url}/api/auth/sign-in/email`, {
-        headers: { origin: started.url },
-        data: { email: BENCH_USER.email, password: BENCH_USER.password },
-      });
-      if (!signIn.ok()) throw new Error(`signing in as ${BENCH_USER.email} failed: HTTP ${signIn.status()}`);
+      await signIn(signing, started.url, BENCH_USER);
       const session = await signing.storageState();
       await signing.close();
       await firstScreenshotMs(browser, started.url, session, ids.warmed[PER_MODE * VIEWPORTS.length]!, VIEWPORTS[0]);

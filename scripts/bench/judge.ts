@@ -22,6 +22,7 @@ import { closeQueueFor, jobsOfGroup } from "../../server/services/jobs";
 import { batchGroupKey, createJudgeBatch, runJudgeBatch, createJudgeConfig } from "../../server/services/evaluation";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../../tests/helpers/judge-fixtures";
 import { sqliteEngine, type BenchEngine } from "./engines";
+import { startBenchChildren } from "./children";
 import type { BenchFigure } from "./types";
 
 const TRAJECTORIES = 40;
@@ -75,36 +76,14 @@ async function runWithWorkers(
     force: true,
   });
   const child = path.join(root, "scripts", "bench", "judge-worker-child.ts");
-  const procs = Array.from({ length: workers }, (_, w) => {
-    const proc = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        child,
-        ctx.config.dataDir,
-        ctx.config.dbPath,
-        ctx.config.postgresUrl ?? "-",
-        String(batch.id),
-        `bench-judge-w${w}`,
-        String(WORKER_CONCURRENCY),
-      ],
-      {
-        cwd: root,
-        stdio: ["pipe", "pipe", "pipe"],
-      },
-    );
-    let err = "";
-    proc.stderr.on("data", (d) => (err += d));
-    const ready = new Promise<void>((resolve) => proc.stdout.once("data", () => resolve()));
-    const exit = new Promise<void>((resolve, reject) =>
-      proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`judge worker ${w} exited ${code}: ${err.slice(-500)}`)))),
-    );
-    return { proc, ready, exit };
-  });
-  await Promise.race([Promise.all(procs.map((p) => p.ready)), Promise.all(procs.map((p) => p.exit))]);
-  for (const p of procs) p.proc.stdin.end("go\n");
-  await Promise.all(procs.map((p) => p.exit));
+  const children = await startBenchChildren(
+    workers,
+    child,
+    (w) => [ctx.config.dataDir, ctx.config.dbPath, ctx.config.postgresUrl ?? "-", String(batch.id), `bench-judge-w${w}`, String(WORKER_CONCURRENCY)],
+    (w) => `judge worker ${w}`,
+  );
+  children.go();
+  await children.done;
   const jobs = (await jobsOfGroup(ctx.db, batchGroupKey(batch.id))).filter((j) => j.status === "succeeded");
   if (jobs.length !== estimate.calls)
     throw new Error(`${estimate.calls - jobs.length} of ${estimate.calls} judge jobs did not succeed with ${workers} worker(s)`);

@@ -21,7 +21,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright";
+import type { BrowserContext, Page } from "playwright";
 import { closeDatabase, tablesOf } from "../../db/database";
 import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
@@ -32,6 +32,7 @@ import { runImport } from "../../server/services/imports";
 import { warmFirstViews } from "../../server/services/trajectory-views";
 import { generateAnalyticsData } from "./analytics-data";
 import { generateCorpus } from "./import";
+import { launchBenchBrowser, signIn } from "./browser";
 import { startServer } from "./player";
 import { percentile, type BenchFigure } from "./types";
 
@@ -128,14 +129,6 @@ function researcherPages(s: Seeded): [string, string][] {
     ["live runs", "/live"],
     ["QA", "/qa"],
   ];
-}
-
-async function signedIn(context: BrowserContext, url: string, account: { email: string; password: string }): Promise<void> {
-  const res = await context.request.post(`${url}/api/auth/sign-in/email`, {
-    headers: { origin: url },
-    data: { email: account.email, password: account.password },
-  });
-  if (!res.ok()) throw new Error(`signing in as ${account.email} failed: HTTP ${res.status()} ${await res.text()}`);
 }
 
 /**
@@ -280,18 +273,15 @@ export async function benchPages(): Promise<BenchFigure[]> {
     ];
     const started = await startServer(seeded.dataDir);
     server = started.child;
-    const browser = await chromium.launch({
-      executablePath: loadConfig().chromiumPath,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    const browser = await launchBenchBrowser();
     try {
       // The readiness probe is evaluated in the page, which the app's script policy (nonces, no eval) would refuse.
       const researcher = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, bypassCSP: true });
-      await signedIn(researcher, started.url, RESEARCHER);
+      await signIn(researcher, started.url, RESEARCHER);
       figures.push(...(await timePages(researcher, started.url, researcherPages(seeded), runs, screens)));
       await researcher.close();
       const annotator = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, bypassCSP: true });
-      await signedIn(annotator, started.url, ANNOTATOR);
+      await signIn(annotator, started.url, ANNOTATOR);
       figures.push(...(await timeLabelling(annotator, started.url, seeded.labellingCampaignId, Math.min(30, IMPORTED - 1), screens)));
       await annotator.close();
     } finally {

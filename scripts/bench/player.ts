@@ -18,7 +18,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright";
 import { openDatabase, type Db } from "../../db/client";
 import { closeDatabase, sqliteClient, tablesOf, withTransaction } from "../../db/database";
 import { loadConfig } from "../../server/config";
@@ -29,6 +28,7 @@ import { runImport } from "../../server/services/imports";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
 import { renderPage, shopHome, shopProduct, shopResults } from "../../tests/fixtures/synthetic-pages";
+import { launchBenchBrowser, signIn } from "./browser";
 import { median, percentile, type BenchFigure } from "./types";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -70,28 +70,36 @@ export async function benchScreenshots(): Promise<{ pngs: Buffer[]; source: stri
   return { pngs, source: "synthetic pages" };
 }
 
+/**
+ * Step i of `count` of a bench bundle: its screenshot written to the bundle's images/ folder, a click on element
+ * i + 3 among 40 marked ones (the last step answers "done").
+ */
+export function benchStep(dir: string, i: number, count: number, png: Buffer, page: { url: string; thought: string }) {
+  const sha256 = crypto.createHash("sha256").update(png).digest("hex");
+  fs.writeFileSync(path.join(dir, "images", `${sha256}.png`), png);
+  const last = i === count - 1;
+  return {
+    index: i,
+    screenshot: { file: `images/${sha256}.png`, sha256, width: 1024, height: 768 },
+    marksBurnedIn: true,
+    url: page.url,
+    thought: page.thought,
+    actionRaw: last ? "ANSWER; done" : `Click [${i + 3}]`,
+    action: last ? { type: "answer", value: "done" } : { type: "click", target: String(i + 3) },
+    elements: Array.from({ length: 40 }, (_, k) => ({
+      label: String(k),
+      bbox: [20 + (k % 8) * 120, 90 + Math.floor(k / 8) * 110, 100, 40],
+      tag: "a",
+      text: `Element ${k}`,
+    })),
+  };
+}
+
 function writeBundle(dir: string, pngs: Buffer[]): void {
   fs.mkdirSync(path.join(dir, "images"), { recursive: true });
-  const steps = pngs.map((png, i) => {
-    const sha256 = crypto.createHash("sha256").update(png).digest("hex");
-    fs.writeFileSync(path.join(dir, "images", `${sha256}.png`), png);
-    const last = i === pngs.length - 1;
-    return {
-      index: i,
-      screenshot: { file: `images/${sha256}.png`, sha256, width: 1024, height: 768 },
-      marksBurnedIn: true,
-      url: `https://bench.test/page/${i}`,
-      thought: `Step ${i + 1}: looking for the next control to use.`,
-      actionRaw: last ? "ANSWER; done" : `Click [${i + 3}]`,
-      action: last ? { type: "answer", value: "done" } : { type: "click", target: String(i + 3) },
-      elements: Array.from({ length: 40 }, (_, k) => ({
-        label: String(k),
-        bbox: [20 + (k % 8) * 120, 90 + Math.floor(k / 8) * 110, 100, 40],
-        tag: "a",
-        text: `Element ${k}`,
-      })),
-    };
-  });
+  const steps = pngs.map((png, i) =>
+    benchStep(dir, i, pngs.length, png, { url: `https://bench.test/page/${i}`, thought: `Step ${i + 1}: looking for the next control to use.` }),
+  );
   const manifest = {
     format: "verdict.trajectory-bundle",
     version: 1,
@@ -160,10 +168,7 @@ interface PlayerMeasure {
 }
 
 async function measurePlayer(url: string, trajectoryId: number): Promise<PlayerMeasure> {
-  const browser = await chromium.launch({
-    executablePath: loadConfig().chromiumPath,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-  });
+  const browser = await launchBenchBrowser();
   try {
     // The bench's timing probes are functions evaluated in the page, which the app's script policy (nonces, no
     // eval) would refuse; the policy is not what is measured here.
@@ -213,12 +218,7 @@ async function measurePlayer(url: string, trajectoryId: number): Promise<PlayerM
       // Bubble phase on window: after React's listener on its root and the render it flushes for the key.
       window.addEventListener("keydown", () => window.__handlerTimes.push(performance.now() - keyStart));
     `);
-    // Sign in through the same endpoint the sign-in page uses; the context keeps the session cookie.
-    const signIn = await context.request.post(`${url}/api/auth/sign-in/email`, {
-      headers: { origin: url },
-      data: { email: BENCH_USER.email, password: BENCH_USER.password },
-    });
-    if (!signIn.ok()) throw new Error(`signing in as ${BENCH_USER.email} failed: HTTP ${signIn.status()} ${await signIn.text()}`);
+    await signIn(context, url, BENCH_USER);
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send("Network.enable");
@@ -453,7 +453,7 @@ export async function benchPlayer(): Promise<BenchFigure[]> {
       { name: `same screenshots inlined as base64 PNG`, value: base64Bytes / 1e6, unit: "MB" },
       ...types.map(([t, b]) => ({ name: `  of which ${t}`, value: b / 1e6, unit: "MB" })),
       { name: "  URLs fetched twice over the network", value: fetchedTwice.length, unit: "", target: "0", ok: fetchedTwice.length === 0 },
-      // ✓ means issue 32's target is met (which meets issue 3's too).
+      // PASS means issue 32's target is met (which meets issue 3's too).
       { name: "bytes ratio player / base64 PNG", value: ratio, unit: "×", target: "≤ 0.25 (issue 3), ≤ 0.15 (issue 32)", ok: ratio <= 0.15 },
       { name: "step switch, frame after the new image: median", value: median(latencies), unit: "ms" },
       { name: "step switch, frame after the new image: p95", value: p95, unit: "ms", target: "≤ 50 ms (issue 3)", ok: p95 <= 50 },

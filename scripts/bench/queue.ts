@@ -9,13 +9,13 @@
  * Throughput is jobs over the span from the first claim to the last finish, read from the jobs themselves, so the
  * processes' start-up time does not count.
  */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../server/config";
 import { createJobQueue } from "../../server/services/jobs";
 import { findPostgresBinDir, MISSING_POSTGRES, startPostgres, type ThrowawayPostgres } from "./postgres";
+import { startBenchChildren } from "./children";
 import type { BenchFigure } from "./types";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -25,24 +25,15 @@ async function runBatch(target: string, jobs: number, workers: number, concurren
   const queue = await createJobQueue(loadConfig({ ...process.env, VERDICT_DATABASE_URL: target, VERDICT_DB: undefined }));
   try {
     const group = `bench-${workers}-${Date.now()}`;
-    const procs = Array.from({ length: workers }, (_, w) => {
-      const proc = spawn(process.execPath, ["--import", "tsx", child, target, `bench-w${w}`, String(concurrency), String(sleepMs)], {
-        cwd: root,
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      let err = "";
-      proc.stderr.on("data", (d) => (err += d));
-      const ready = new Promise<void>((resolve) => proc.stdout.once("data", () => resolve()));
-      const exit = new Promise<void>((resolve, reject) =>
-        proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`bench worker ${w} exited ${code}: ${err.slice(-500)}`)))),
-      );
-      return { proc, ready, exit };
-    });
-    await Promise.race([Promise.all(procs.map((p) => p.ready)), Promise.all(procs.map((p) => p.exit))]);
+    const children = await startBenchChildren(
+      workers,
+      child,
+      (w) => [target, `bench-w${w}`, String(concurrency), String(sleepMs)],
+      (w) => `bench worker ${w}`,
+    );
     await queue.enqueue(Array.from({ length: jobs }, (_, i) => ({ type: "bench.job", groupKey: group, payload: { i } })));
-    for (const p of procs) p.proc.stdin.end("go\n");
-    const exits = procs.map((p) => p.exit);
-    await Promise.all(exits);
+    children.go();
+    await children.done;
     const done = await queue.list({ groupKey: group });
     const succeeded = done.filter((j) => j.status === "succeeded");
     if (succeeded.length !== jobs) throw new Error(`${jobs - succeeded.length} of ${jobs} jobs did not succeed`);
