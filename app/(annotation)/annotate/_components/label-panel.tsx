@@ -24,6 +24,7 @@ import { markLabelsOf, marksFromDraft, type RegionMark } from "@/server/domain/a
 import { answersForSubmit, QuestionFields } from "./question-fields";
 import { CategoryField, PanelHeader, ReasonField, ShortcutList, StepPicker, useGoToNextItem, VerdictButtons, type LabelVerdict } from "./label-fields";
 import { useRegionMarking, type MarkingView } from "./region-marking";
+import { useLookAhead } from "./look-ahead";
 import { useTRPC } from "../../../_trpc/client";
 
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -301,6 +302,8 @@ function useLabelActions({ props, form, locked, missing, viewed, setStatus }: La
   const [busy, setBusy] = useState(false);
   const time = useVisibleTime();
   const goNext = useGoToNextItem(campaign.id);
+  // Submit & next's next item, asked for and made ready while this one is labelled (see look-ahead.ts).
+  const openAhead = useLookAhead(campaign.id, itemNo, !locked && !stayAfterSubmit);
   const submitM = useMutation(trpc.labelling.submit.mutationOptions());
   const undoM = useMutation(trpc.labelling.undo.mutationOptions());
   const skipM = useMutation(trpc.labelling.skip.mutationOptions());
@@ -341,9 +344,13 @@ function useLabelActions({ props, form, locked, missing, viewed, setStatus }: La
         viewed.current = new Set([current]);
         const mineQuery = { queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) };
         setStatus({ tone: "ok", text: `Saved (revision ${result.revision})` });
-        // Going next (a reveal campaign or a training item stays to show what follows), the label is marked stale, not fetched again first.
-        if (andNext && !stayAfterSubmit) await Promise.all([queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" }), goNext(result.next ?? null)]);
-        else await queryClient.invalidateQueries(mineQuery).then(() => setBusy(false));
+        // Going next (a reveal campaign or a training item stays to show what follows), the label is marked stale, not fetched
+        // again first; the next item shows in place when it is the one looked ahead to, else the page navigates to it.
+        if (andNext && !stayAfterSubmit) {
+          await queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" });
+          const next = result.next ?? null;
+          if (!next || !(await openAhead(next.itemNo, { revisionId: result.revisionId, itemNo }))) await goNext(next);
+        } else await queryClient.invalidateQueries(mineQuery).then(() => setBusy(false));
       } catch (e) {
         fail(e);
       }
@@ -366,6 +373,7 @@ function useLabelActions({ props, form, locked, missing, viewed, setStatus }: La
       queryClient,
       trpc,
       goNext,
+      openAhead,
       questions,
       setStatus,
       fail,
@@ -496,7 +504,7 @@ export function LabelPanel(props: LabelPanelProps) {
   const secondRow = [...(schema.allowNotExecutable ? (["not_executable"] as const) : []), ...(schema.allowUnsure ? (["unsure"] as const) : [])];
 
   return (
-    <div className="flex flex-col gap-3 px-3 py-3" data-testid="label-panel">
+    <div className="flex flex-col gap-3 px-3 py-3" data-testid="label-panel" data-item-no={props.itemNo}>
       <PanelHeader title="Label" subtitle={`${campaign.name}${campaign.blind ? " · blind" : ""}`} subtitleTitle={campaign.name}>
         <button type="button" className="btn btn-icon" title="Label shortcuts" aria-label="Label shortcuts" onClick={() => setShowHelp((v) => !v)}>
           ?

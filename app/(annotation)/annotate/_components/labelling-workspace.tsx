@@ -3,6 +3,7 @@
  * The labelling page's client side: the trajectory player with the label panel first in its right column.
  */
 import { useQuery, useSuspenseQuery } from "@tanstack/react-query";
+import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
 import { LABEL_SHORTCUTS } from "@/server/domain/annotation/label-keys";
 import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
@@ -11,6 +12,48 @@ import { LabelPanel } from "./label-panel";
 import { QualificationBanner, QualificationFeedbackPanel } from "./qualification-feedback";
 import { MarkingLayer, type MarkingView } from "./region-marking";
 import { RevealPanel } from "./reveal-panel";
+
+/** The item number an address `/annotate/<campaign>/<item>` names, if it is this campaign's. */
+function itemNoInPath(pathname: string | null, campaignId: number): number | null {
+  const m = /^\/annotate\/(\d+)\/(\d+)\/?$/.exec(pathname ?? "");
+  return m && Number(m[1]) === campaignId && Number(m[2]) > 0 ? Number(m[2]) : null;
+}
+
+/** The step the address asks for (`?step=N`, 1-based), else the first. */
+function stepInAddress(): number {
+  const step = typeof window === "undefined" ? NaN : Number(new URL(window.location.href).searchParams.get("step"));
+  return Number.isInteger(step) && step > 0 ? step : 1;
+}
+
+/**
+ * The labelling page's item: the one the address names. The page renders the item it was opened on; Submit & next
+ * changes the address in place when it has the next item ready (look-ahead.ts), and Back and Forward move between
+ * those items, so the item shown follows the address rather than the page's first one.
+ */
+export function LabellingItems({
+  campaignId,
+  itemNo,
+  initialStep,
+  commentsOpen,
+}: {
+  campaignId: number;
+  itemNo: number;
+  initialStep: number;
+  commentsOpen?: boolean;
+}) {
+  const shown = itemNoInPath(usePathname(), campaignId) ?? itemNo;
+  const opened = shown === itemNo;
+  return (
+    <LabellingWorkspace
+      // Keyed by item, so the next one starts with a fresh player, form, timer and steps-viewed set.
+      key={`${campaignId}:${shown}`}
+      campaignId={campaignId}
+      itemNo={shown}
+      initialStep={opened ? initialStep : stepInAddress()}
+      commentsOpen={opened && commentsOpen}
+    />
+  );
+}
 
 export function LabellingWorkspace({
   campaignId,

@@ -31,17 +31,30 @@ export function shownImage(step: PlayerStepData, showRaw: boolean) {
 export type StageLayer = (p: { stepIndex: number; natural: Size; display: Size }) => ReactNode;
 
 // Keeps prefetched images referenced until they have loaded (and lets the browser keep them decoded).
-const prefetched = new Map<string, HTMLImageElement>();
+const prefetched = new Map<string, { img: HTMLImageElement; decoded: Promise<void> }>();
 
-function prefetch(url: string, priority: "high" | "low") {
-  if (prefetched.has(url)) return;
+/** Fetches and decodes an image ahead of showing it; settles once it is decoded (or failed to load). */
+export function prefetchImage(url: string, priority: "high" | "low"): Promise<void> {
+  const had = prefetched.get(url);
+  if (had) return had.decoded;
   const img = new Image();
   img.decoding = "async";
   img.fetchPriority = priority;
   img.src = url;
-  prefetched.set(url, img);
-  img.decode().catch(() => prefetched.delete(url));
+  const decoded = img.decode().catch(() => {
+    prefetched.delete(url);
+  });
+  prefetched.set(url, { img, decoded });
   if (prefetched.size > 48) prefetched.delete(prefetched.keys().next().value!);
+  return decoded;
+}
+
+/** The address of a step's screenshot as the stage shows it in `area` (the stage's free space), or null without one. */
+export function stageImageUrl(step: PlayerStepData, showRaw: boolean, area: Size): string | null {
+  const im = shownImage(step, showRaw);
+  if (!im || !area.width) return null;
+  const d = fitSize({ width: im.width, height: im.height }, area);
+  return d.width ? stepImageUrl(im.hash, d.width) : null;
 }
 
 export function StepStage({
@@ -99,21 +112,14 @@ export function StepStage({
     el.scrollTop = focusY === null ? 0 : Math.max(0, focusY - el.clientHeight / 2);
   }, [fullPage, focusY, step.index]);
 
-  const neighbourUrls = neighbours
-    .map((s) => {
-      const im = s && shownImage(s, showRaw);
-      if (!im || !area.width) return null;
-      const d = fitSize({ width: im.width, height: im.height }, area);
-      return d.width ? stepImageUrl(im.hash, d.width) : null;
-    })
-    .filter((u): u is string => !!u);
+  const neighbourUrls = neighbours.map((s) => s && stageImageUrl(s, showRaw, area)).filter((u): u is string => !!u);
   const neighbourKey = neighbourUrls.join(" ");
   useEffect(() => {
     if (!neighbourKey) return;
     // The next step is the likeliest key press: fetch it at once, the others just after.
     const [next, ...rest] = neighbourKey.split(" ");
-    prefetch(next!, "high");
-    const t = setTimeout(() => rest.forEach((u) => prefetch(u, "low")), 30);
+    void prefetchImage(next!, "high");
+    const t = setTimeout(() => rest.forEach((u) => void prefetchImage(u, "low")), 30);
     return () => clearTimeout(t);
   }, [neighbourKey]);
 

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { STEP_WINDOW, windowStart } from "@/server/domain/player/paging";
 import { requirePageUser } from "../../../../_lib/session";
 import { getQueryClient, HydrateClient, orNotFound, trpc } from "../../../../_trpc/server";
-import { LabellingWorkspace } from "../../_components/labelling-workspace";
+import { LabellingItems } from "../../_components/labelling-workspace";
 import { PairwiseWorkspace } from "../../_components/pairwise-workspace";
 
 export const metadata: Metadata = { title: "Label" };
@@ -50,13 +50,7 @@ export default async function LabelPage({ params, searchParams }: Props) {
   if (initialStep > STEP_WINDOW) await qc.fetchQuery(trpc.labelling.itemSteps.queryOptions({ campaignId, itemNo, from: windowStart(initialStep - 1) }));
   return (
     <HydrateClient>
-      <LabellingWorkspace
-        key={`${campaignId}:${itemNo}`}
-        campaignId={campaignId}
-        itemNo={itemNo}
-        initialStep={initialStep}
-        commentsOpen={sp.panel === "comments"}
-      />
+      <LabellingItems campaignId={campaignId} itemNo={itemNo} initialStep={initialStep} commentsOpen={sp.panel === "comments"} />
     </HydrateClient>
   );
 }
