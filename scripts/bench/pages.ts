@@ -12,8 +12,10 @@
  * would; p95 against the 500 ms target. The first opening is reported too.
  *
  * Labelling: an annotator presses `s` then Ctrl+Enter on item after item; the figure is the time from the
- * Ctrl+Enter key press to the next item ready (its address changed, the label panel drawn, its screenshot decoded,
- * then one more frame), p95 against 150 ms.
+ * Ctrl+Enter key press to the next item ready (its address changed, the label panel drawn for that item, its screenshot
+ * decoded, then one more frame), p95 against 150 ms; and the requests made per submit (pages, RSC payloads, API calls,
+ * screenshots). BENCH_PAGES_LOOK_AHEAD=off times it as it was before the look-ahead (label-panel's look-ahead.ts) on the
+ * same build: every submit then navigates to the next item.
  *
  * BENCH_PAGES_SCREENS=<folder> keeps a screenshot of each page at the moment it counted as ready, to check the
  * readiness rule against what a person would see. Requires a build (`npm run build`).
@@ -213,7 +215,10 @@ const SUBMIT_PROBE = `
     const before = location.pathname;
     const tick = () => {
       const img = document.querySelector('[data-testid="step-image"]');
-      const ready = location.pathname !== before && document.querySelector('[data-testid="label-panel"]') && img && img.complete && img.naturalWidth > 0;
+      // The panel names its item (data-item-no): the address may change before the next item is drawn (shown in place).
+      const panel = document.querySelector('[data-testid="label-panel"]');
+      const drawn = panel && (panel.dataset.itemNo === undefined || panel.dataset.itemNo === location.pathname.split("/").pop());
+      const ready = location.pathname !== before && drawn && img && img.complete && img.naturalWidth > 0;
       if (ready) requestAnimationFrame(() => window.__submitLatencies.push(performance.now() - start));
       else if (performance.now() - start < 10000) requestAnimationFrame(tick);
     };
@@ -221,12 +226,56 @@ const SUBMIT_PROBE = `
   }, true);
 `;
 
+const LOOK_AHEAD = "labelling.lookAhead";
+
+/**
+ * BENCH_PAGES_LOOK_AHEAD=off times Submit & next as it was before the look-ahead, on the same build: the browser
+ * answers the page's look-ahead with "nothing to look ahead to" without asking the server (procedures batched with it
+ * are sent on), so every submit navigates to the next item as before.
+ */
+async function withoutLookAhead(page: Page) {
+  await page.route(/\/api\/trpc\/[^?]*labelling\.lookAhead/, async (route) => {
+    const u = new URL(route.request().url());
+    const paths = decodeURIComponent(u.pathname.slice("/api/trpc/".length)).split(",");
+    const inputs = JSON.parse(u.searchParams.get("input") ?? "{}") as Record<string, unknown>;
+    const keep = paths.flatMap((p, i) => (p === LOOK_AHEAD ? [] : [{ p, i }]));
+    let kept: unknown[] = [];
+    let status = 200;
+    if (keep.length) {
+      const sent = new URL(u);
+      sent.pathname = `/api/trpc/${keep.map((k) => k.p).join(",")}`;
+      sent.searchParams.set("input", JSON.stringify(Object.fromEntries(keep.map((k, j) => [String(j), inputs[String(k.i)]]))));
+      const res = await route.fetch({ url: sent.toString() });
+      status = res.status();
+      kept = (await res.json()) as unknown[];
+    }
+    let j = 0;
+    const body = paths.map((p) => (p === LOOK_AHEAD ? { result: { data: { json: null } } } : kept[j++]));
+    await route.fulfill({ status, contentType: "application/json", body: JSON.stringify(body) });
+  });
+}
+
 async function timeLabelling(context: BrowserContext, url: string, campaignId: number, items: number, screens: string | undefined): Promise<BenchFigure[]> {
   await context.addInitScript(SUBMIT_PROBE);
   const page = await context.newPage();
+  const lookAhead = process.env.BENCH_PAGES_LOOK_AHEAD !== "off";
+  if (!lookAhead) await withoutLookAhead(page);
   const first = await openMs(page, `${url}/annotate/${campaignId}`);
   if (!/\/annotate\/\d+\/\d+$/.test(new URL(page.url()).pathname)) throw new Error(`the labelling page did not open an item: the browser is at ${page.url()}`);
   if (screens) await page.screenshot({ path: path.join(screens, "labelling.png") });
+  // What the submits ask of the server, from the first Ctrl+Enter on: pages, RSC payloads, API calls, screenshots.
+  const requests = { document: 0, rsc: 0, api: 0, screenshot: 0 };
+  let counting = false;
+  page.on("request", (r) => {
+    if (!counting) return;
+    const u = new URL(r.url());
+    if (r.resourceType() === "document") requests.document++;
+    else if (u.searchParams.has("_rsc") || r.headers()["rsc"] === "1") requests.rsc++;
+    else if (u.pathname.startsWith("/api/screenshots/")) requests.screenshot++;
+    // A look-ahead answered in the browser (BENCH_PAGES_LOOK_AHEAD=off) never reaches the server.
+    else if (u.pathname === `/api/trpc/${LOOK_AHEAD}` && !lookAhead) return;
+    else if (u.pathname.startsWith("/api/")) requests.api++;
+  });
   for (let i = 0; i < items; i++) {
     // A key pressed before the page has hydrated is lost: press `s` until the label panel shows the choice.
     await page.getByTestId("label-panel").waitFor();
@@ -235,6 +284,7 @@ async function timeLabelling(context: BrowserContext, url: string, campaignId: n
       await page.keyboard.press("s");
       await page.waitForTimeout(20);
     }
+    counting = true;
     await page.keyboard.press("Control+Enter");
     await page.waitForFunction(`window.__submitLatencies.length >= ${i + 1}`, undefined, { timeout: 15_000 });
   }
@@ -244,13 +294,14 @@ async function timeLabelling(context: BrowserContext, url: string, campaignId: n
   return [
     { name: `labelling page (/annotate/…): first opening`, value: first, unit: "ms", target: `≤ ${PAGE_TARGET_MS} ms`, ok: first <= PAGE_TARGET_MS },
     {
-      name: `labelling: submit (Ctrl+Enter) to the next item ready, ${latencies.length} items, p95`,
+      name: `labelling: submit (Ctrl+Enter) to the next item ready${lookAhead ? "" : " (look-ahead off)"}, ${latencies.length} items, p95`,
       value: p95,
       unit: "ms",
       target: `≤ ${SUBMIT_TARGET_MS} ms`,
       ok: p95 <= SUBMIT_TARGET_MS,
     },
     { name: "labelling: submit to the next item ready, median", value: percentile(latencies, 50), unit: "ms" },
+    ...Object.entries(requests).map(([kind, n]) => ({ name: `labelling: ${kind} requests per submit (and next)`, value: n / latencies.length, unit: "" })),
   ];
 }
 
