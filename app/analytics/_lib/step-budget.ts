@@ -8,20 +8,8 @@ import type { BudgetCurve, VersusHuman } from "@/server/domain/analytics/step-bu
 import { errorDistances, PALETTE, seriesKey, type Datum, type RateChartModel } from "./charts";
 import { textCell, type TableModel } from "./table";
 
-export interface StepBudgetRow {
-  group: string;
-  n: number;
-  successes: number;
-  rate: number | null;
-  low: number | null;
-  high: number | null;
-  stepsPerSuccess: number | null;
-  meanStepsOfSuccesses: number | null;
-  saturatesAt: number | null;
-  timed: number;
-  secondsPerSuccess: number | null;
-  versusHuman: VersusHuman | null;
-}
+/** A curve's figures without its points, and where its last point ends (the rate with no step limit). */
+export type StepBudgetRow = Omit<BudgetCurve, "points"> & { rate: number | null; low: number | null; high: number | null };
 
 /** Budgets drawn: every k up to 30, then every fifth, and the last (a long tail stays readable). */
 function drawnBudgets(ks: number[]): number[] {
@@ -30,22 +18,9 @@ function drawnBudgets(ks: number[]): number[] {
 }
 
 export function prepareStepBudget(curves: BudgetCurve[], by: "run" | "site"): { chart: RateChartModel | null; rows: StepBudgetRow[] } {
-  const rows = curves.map((c): StepBudgetRow => {
-    const end = c.points[c.points.length - 1];
-    return {
-      group: c.group,
-      n: c.n,
-      successes: c.successes,
-      rate: end?.estimate ?? null,
-      low: end?.low ?? null,
-      high: end?.high ?? null,
-      stepsPerSuccess: c.stepsPerSuccess,
-      meanStepsOfSuccesses: c.meanStepsOfSuccesses,
-      saturatesAt: c.saturatesAt,
-      timed: c.timed,
-      secondsPerSuccess: c.secondsPerSuccess,
-      versusHuman: c.versusHuman,
-    };
+  const rows = curves.map(({ points, ...figures }): StepBudgetRow => {
+    const end = points[points.length - 1];
+    return { ...figures, rate: end?.estimate ?? null, low: end?.low ?? null, high: end?.high ?? null };
   });
   const ks = drawnBudgets(curves[0]?.points.map((p) => p.k) ?? []);
   if (!ks.length) return { chart: null, rows };
