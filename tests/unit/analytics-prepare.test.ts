@@ -15,7 +15,7 @@ import { agreementCells, judgePageHref, kappaChart, prepareJudgeList } from "../
 import { prepareOverview } from "../../app/analytics/_lib/overview";
 import { analyticsSearch, NO_SITE, parseAnalyticsParams, trajectoryListHref } from "../../app/analytics/_lib/params";
 import { rateCellView, rateChart } from "../../app/analytics/_lib/rates";
-import { csvFileName, tableToCsv, type TableModel } from "../../app/analytics/_lib/table";
+import { csvFileName, tableToCsv, trajectoryCell, trajectoryCells, TRAJECTORY_COLUMNS, type TableModel } from "../../app/analytics/_lib/table";
 
 function cell(successes: number, n: number, extra: Partial<RateCell> = {}): RateCell {
   return {
@@ -82,6 +82,22 @@ describe("tables and CSV export", () => {
   it("makes safe file names", () => {
     expect(csvFileName("Judge agreement · k = 3")).toBe("judge-agreement-k-3.csv");
     expect(csvFileName("///")).toBe("table.csv");
+  });
+  it("names a trajectory the same way in every table: its id to the player, its task with the intent, its site and run", () => {
+    const named: TableModel = {
+      name: "named",
+      columns: [...TRAJECTORY_COLUMNS],
+      rows: [
+        { key: "7", cells: trajectoryCells({ trajectoryId: 7, externalTaskId: "shop--3", intent: "Buy a lamp", site: null, runName: "agent-a" }) },
+        { key: "9", cells: { id: trajectoryCell(9, "Open in the player", "/trajectories/9") } },
+      ],
+    };
+    const seven = named.rows[0]!.cells;
+    expect(seven.id).toMatchObject({ text: "#7", href: "/trajectories/7?panel=evaluations", mono: true });
+    expect(seven.task).toMatchObject({ text: "shop--3", title: "Buy a lamp" });
+    expect(seven.site!.text).toBe("–");
+    expect(named.rows[1]!.cells.id!.href).toBe("/trajectories/9");
+    expect(tableToCsv(named)).toBe("Trajectory,Task,Site,Run\r\n7,shop--3,–,agent-a\r\n9,,,\r\n");
   });
 });
 

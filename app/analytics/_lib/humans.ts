@@ -8,7 +8,7 @@ import { errorDistances, PALETTE, seriesKey, type RateChartModel } from "./chart
 import { csvNumber, fmtCoef, fmtCount, fmtInterval, fmtPercent, intervalTitle } from "./format";
 import type { MatrixModel, StatCard } from "./judges";
 import type { FigureModel } from "./rates";
-import type { TableModel } from "./table";
+import { trajectoryCell, trajectoryCells, TRAJECTORY_COLUMNS, type TableModel } from "./table";
 
 export type AgreementLevel = "verdict" | "label";
 
@@ -263,27 +263,11 @@ function annotatorsTable(h: HumanAgreementResult): TableModel {
 function disputedTable(h: HumanAgreementResult): TableModel {
   return {
     name: "most disputed trajectories",
-    columns: [
-      { key: "id", label: "Trajectory" },
-      { key: "task", label: "Task" },
-      { key: "site", label: "Site" },
-      { key: "run", label: "Run" },
-      { key: "labels", label: "Labels" },
-      { key: "verdict", label: "Verdict agreement", numeric: true },
-    ],
+    columns: [...TRAJECTORY_COLUMNS, { key: "labels", label: "Labels" }, { key: "verdict", label: "Verdict agreement", numeric: true }],
     rows: h.disputed.map((d) => ({
       key: String(d.itemId),
       cells: {
-        id: {
-          text: `#${d.trajectoryId}`,
-          href: `/trajectories/${d.trajectoryId}?panel=evaluations`,
-          mono: true,
-          csv: [String(d.trajectoryId)],
-          title: "Open in the player, with the evaluations beside it",
-        },
-        task: { text: d.externalTaskId, title: d.intent, mono: true },
-        site: { text: d.site ?? "–" },
-        run: { text: d.runName },
+        ...trajectoryCells(d),
         labels: {
           text: d.labels
             .map((l) => `${l.annotator}: ${l.verdict}${l.category ? ` (${l.category})` : ""}${l.firstFailingStep !== null ? ` @${l.firstFailingStep}` : ""}`)
@@ -395,7 +379,7 @@ export function prepareConsensus(c: HumanConsensusResult): ConsensusView {
     rows: c.departures.map((d) => ({
       key: String(d.itemId),
       cells: {
-        id: { text: `#${d.trajectoryId}`, href: `/trajectories/${d.trajectoryId}`, mono: true, csv: [String(d.trajectoryId)], title: "Open in the player" },
+        id: trajectoryCell(d.trajectoryId, "Open in the player", `/trajectories/${d.trajectoryId}`),
         task: { text: d.externalTaskId, title: d.intent, mono: true },
         labels: { text: d.labels.map((l) => `${l.annotator}: ${l.verdict}${l.category ? ` (${l.category})` : ""}`).join(" · ") },
         majority: { text: d.majority ?? "tie", tone: d.majority === null ? "muted" : undefined },

@@ -5,7 +5,7 @@
  */
 import type { CriteriaReport } from "@/server/services/evaluation/criteria-report";
 import { csvNumber, fmtCoef, fmtCount, fmtInterval, fmtPercent, fmtPercentInterval, intervalTitle } from "./format";
-import type { Cell, TableModel } from "./table";
+import { trajectoryCell, type Cell, type TableModel } from "./table";
 
 type Measure = CriteriaReport["outcome"];
 type Rate = Measure["errors"]["falsePositive"];
@@ -115,13 +115,7 @@ export function criteriaDisagreementTable(r: CriteriaReport): TableModel {
     rows: r.disagreements.map((d) => ({
       key: String(d.trajectoryId),
       cells: {
-        id: {
-          text: `#${d.trajectoryId}`,
-          href: `/trajectories/${d.trajectoryId}?panel=evaluations`,
-          mono: true,
-          csv: [String(d.trajectoryId)],
-          title: "Open in the player, with the judge's criteria beside it",
-        },
+        id: trajectoryCell(d.trajectoryId, "Open in the player, with the judge's criteria beside it"),
         human: { text: d.human, tone: d.human === "success" ? "good" : "bad" },
         judge: { text: d.verdict, tone: d.verdict === "success" ? "good" : "bad" },
         notMet: {

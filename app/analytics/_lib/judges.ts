@@ -4,11 +4,11 @@
  * disagreement list.
  */
 import { selectionHref } from "@/server/domain/analytics/selection";
-import type { AgreementStats, JudgeDetailResult, JudgeListResult } from "@/server/services/analytics";
+import type { AgreementStats, DisagreementRow, JudgeDetailResult, JudgeListResult } from "@/server/services/analytics";
 import { errorDistances, PALETTE, seriesKey, type Datum, type RateChartModel } from "./charts";
 import { csvNumber, fmtCoef, fmtCoefInterval, fmtCount, fmtInterval, fmtP, fmtPercent, fmtPercentInterval, intervalTitle } from "./format";
 import type { FigureModel } from "./rates";
-import type { Cell, Column, Row, TableModel } from "./table";
+import { trajectoryCells, TRAJECTORY_COLUMNS, type Cell, type Column, type Row, type TableModel } from "./table";
 
 export interface MatrixModel {
   rowTitle: string;
@@ -499,27 +499,12 @@ function withRef(search: string, ref: string): string {
   return s ? `?${s}` : "";
 }
 
-export interface DisagreementRowLike {
-  trajectoryId: number;
-  externalTaskId: string;
-  site: string | null;
-  intent: string;
-  runName: string;
-  stepCount: number;
-  human: string;
-  humanCategory: string | null;
-  judge: string;
-  rationale: string | null;
-}
-
-export function disagreementTable(rows: DisagreementRowLike[], name: string): TableModel {
+/** Trajectories where the evaluator and the human label disagree (`judgeDisagreements`), with the evaluator's rationale. */
+export function disagreementTable(rows: DisagreementRow[], name: string): TableModel {
   return {
     name,
     columns: [
-      { key: "id", label: "Trajectory" },
-      { key: "task", label: "Task" },
-      { key: "site", label: "Site" },
-      { key: "run", label: "Run" },
+      ...TRAJECTORY_COLUMNS,
       { key: "human", label: "Human" },
       { key: "judge", label: "Evaluator" },
       { key: "rationale", label: "Evaluator's rationale" },
@@ -529,16 +514,7 @@ export function disagreementTable(rows: DisagreementRowLike[], name: string): Ta
     rows: rows.map((r) => ({
       key: String(r.trajectoryId),
       cells: {
-        id: {
-          text: `#${r.trajectoryId}`,
-          href: `/trajectories/${r.trajectoryId}?panel=evaluations`,
-          mono: true,
-          csv: [String(r.trajectoryId)],
-          title: "Open in the player, with the evaluations beside it",
-        },
-        task: { text: r.externalTaskId, title: r.intent, mono: true },
-        site: { text: r.site ?? "–" },
-        run: { text: r.runName },
+        ...trajectoryCells(r),
         human: { text: r.human === "failure" && r.humanCategory ? `failure (${r.humanCategory})` : r.human, tone: r.human === "success" ? "good" : "bad" },
         judge: { text: r.judge, tone: r.judge === "success" ? "good" : r.judge === "failure" ? "bad" : "warn" },
         rationale: {

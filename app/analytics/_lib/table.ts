@@ -44,6 +44,37 @@ export function textCell(text: string, extra: Omit<Cell, "text"> = {}): Cell {
   return { text, ...extra };
 }
 
+/** A trajectory's id, opening it in the player (with its evaluations beside it, unless `href` says another place). */
+export function trajectoryCell(id: number, title = "Open in the player, with the evaluations beside it", href = `/trajectories/${id}?panel=evaluations`): Cell {
+  return { text: `#${id}`, href, mono: true, csv: [String(id)], title };
+}
+
+/** The columns that name a trajectory: its id, task, site and agent run (cells from `trajectoryCells`). */
+export const TRAJECTORY_COLUMNS: readonly Column[] = [
+  { key: "id", label: "Trajectory" },
+  { key: "task", label: "Task" },
+  { key: "site", label: "Site" },
+  { key: "run", label: "Run" },
+];
+
+export interface TrajectoryNames {
+  trajectoryId: number;
+  externalTaskId: string;
+  intent: string;
+  site: string | null;
+  runName: string;
+}
+
+/** The cells under `TRAJECTORY_COLUMNS`: the id (to the player), the task (its intent on hover), the site and the run. */
+export function trajectoryCells(r: TrajectoryNames): Record<"id" | "task" | "site" | "run", Cell> {
+  return {
+    id: trajectoryCell(r.trajectoryId),
+    task: { text: r.externalTaskId, title: r.intent, mono: true },
+    site: { text: r.site ?? "–" },
+    run: { text: r.runName },
+  };
+}
+
 /** CSV text of a table: headers from `csv` (or the label), values from each cell's `csv` (or its text). */
 export function tableToCsv(t: TableModel): string {
   const header = t.columns.flatMap((c) => c.csv ?? [c.label]);

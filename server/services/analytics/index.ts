@@ -17,6 +17,7 @@ export {
   judgeAgreementDetail,
   judgeDisagreements,
   type AgreementStats,
+  type DisagreementRow,
   type JudgeDetailResult,
   type JudgeListResult,
   type ReferenceRow,
