@@ -88,38 +88,29 @@ function humanCards(h: HumanAgreementResult, level: AgreementLevel): StatCard[] 
       value: fmtCount(h.labels),
       detail: `${h.annotators.length} annotator${h.annotators.length === 1 ? "" : "s"}${h.unsureLabels ? ` · ${fmtCount(h.unsureLabels)} unsure (left out)` : ""}`,
     },
-    {
-      key: "alpha",
-      label: "Krippendorff α",
-      value: fmtCoef(lv.alpha.alpha),
-      detail:
-        lv.alpha.alpha === null
-          ? (lv.alpha.reason ?? undefined)
-          : `95% CI ${fmtInterval(lv.alpha.interval)} · ${fmtCount(lv.alpha.pairableUnits)} pairable trajectories`,
-      title: lv.alpha.alpha === null ? undefined : intervalTitle(lv.alpha.interval),
-    },
-    {
-      key: "fleiss",
-      label: "Fleiss κ",
-      value: fmtCoef(lv.fleiss.kappa),
-      detail:
-        lv.fleiss.kappa === null
-          ? (lv.fleiss.reason ?? undefined)
-          : `95% CI ${fmtInterval(lv.fleiss.interval)} · ${lv.fleiss.ratingsPerItem} ratings per trajectory`,
-      title: lv.fleiss.kappa === null ? undefined : intervalTitle(lv.fleiss.interval),
-    },
+    coefficientCard("alpha", "Krippendorff α", lv.alpha.alpha, lv.alpha, `${fmtCount(lv.alpha.pairableUnits)} pairable trajectories`),
+    coefficientCard("fleiss", "Fleiss κ", lv.fleiss.kappa, lv.fleiss, `${lv.fleiss.ratingsPerItem} ratings per trajectory`),
     { key: "percent", label: "Pair agreement", value: fmtPercent(lv.percent.value), detail: "Fleiss' P̄: agreeing annotator pairs per trajectory" },
-    {
-      key: "category",
-      label: "α, error category",
-      value: fmtCoef(h.failureCategory.alpha),
-      detail:
-        h.failureCategory.alpha === null
-          ? (h.failureCategory.reason ?? undefined)
-          : `95% CI ${fmtInterval(h.failureCategory.interval)} · ${fmtCount(h.failureCategory.pairableUnits)} trajectories with ≥ 2 categorised failures`,
-      title: h.failureCategory.alpha === null ? undefined : intervalTitle(h.failureCategory.interval),
-    },
+    coefficientCard(
+      "category",
+      "α, error category",
+      h.failureCategory.alpha,
+      h.failureCategory,
+      `${fmtCount(h.failureCategory.pairableUnits)} trajectories with ≥ 2 categorised failures`,
+    ),
   ];
+}
+
+/** A coefficient's card: its value with the 95% interval and what it counted, or the reason it is undefined. */
+function coefficientCard(
+  key: string,
+  label: string,
+  value: number | null,
+  c: { reason?: string | null; interval: Parameters<typeof fmtInterval>[0] },
+  counted: string,
+): StatCard {
+  if (value === null) return { key, label, value: fmtCoef(value), detail: c.reason ?? undefined };
+  return { key, label, value: fmtCoef(value), detail: `95% CI ${fmtInterval(c.interval)} · ${counted}`, title: intervalTitle(c.interval) };
 }
 
 /** Cohen's κ of every annotator pair as a matrix, shaded by κ, each cell linking to the shared trajectories. */
