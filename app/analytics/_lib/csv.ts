@@ -4,8 +4,9 @@
  */
 import { parseCsvTable } from "@/server/domain/csv";
 import type { CsvAgreementResult } from "@/server/services/analytics";
-import { csvNumber, fmtCoef, fmtCount, fmtInterval, fmtPercent, intervalTitle } from "./format";
+import { fmtCoef, fmtCount, fmtInterval, fmtPercent, intervalTitle } from "./format";
 import type { MatrixModel, StatCard } from "./judges";
+import { raterPairCells, raterPairColumns } from "./rater-pairs";
 import type { TableModel } from "./table";
 
 export interface CsvPreview {
@@ -96,25 +97,14 @@ export function prepareCsvReport(r: CsvAgreementResult): CsvReportView {
   ];
   const pairwise: TableModel = {
     name: `${r.fileName} pairwise kappa`,
-    columns: [
-      { key: "a", label: "Rater A" },
-      { key: "b", label: "Rater B" },
-      { key: "shared", label: "Shared items", numeric: true },
-      { key: "agreement", label: "Agreement", numeric: true },
-      { key: "kappa", label: "Cohen κ [95% CI]", numeric: true, csv: ["kappa", "ci_low", "ci_high"] },
-    ],
+    columns: raterPairColumns("Rater", "Shared items"),
     rows: rep.pairwise.map((p) => ({
       key: `${p.raterA}\u0000${p.raterB}`,
       cells: {
         a: { text: p.raterA },
         b: { text: p.raterB },
         shared: { text: fmtCount(p.sharedItems), csv: [String(p.sharedItems)] },
-        agreement: { text: fmtPercent(p.percentAgreement), csv: [csvNumber(p.percentAgreement)] },
-        kappa: {
-          text: `${fmtCoef(p.kappa)} ${p.kappa === null ? "" : fmtInterval(p.interval)}`.trim(),
-          csv: [csvNumber(p.kappa), csvNumber(p.interval.low), csvNumber(p.interval.high)],
-          title: p.reason ?? intervalTitle(p.interval),
-        },
+        ...raterPairCells(p.percentAgreement, p),
       },
     })),
     empty: `No rater pair shares ${rep.minSharedItems} or more items, so there is no pairwise Cohen κ.`,

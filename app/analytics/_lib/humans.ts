@@ -8,6 +8,7 @@ import { errorDistances, PALETTE, seriesKey, type RateChartModel } from "./chart
 import { csvNumber, fmtCoef, fmtCount, fmtInterval, fmtPercent, intervalTitle } from "./format";
 import type { MatrixModel, StatCard } from "./judges";
 import type { FigureModel } from "./rates";
+import { raterPairCells, raterPairColumns } from "./rater-pairs";
 import { trajectoryCell, trajectoryCells, TRAJECTORY_COLUMNS, type TableModel } from "./table";
 
 export type AgreementLevel = "verdict" | "label";
@@ -146,14 +147,7 @@ function pairMatrix(h: HumanAgreementResult, pairs: AnnotatorPair[], names: Map<
 function pairsTable(pairs: AnnotatorPair[], names: Map<string, string>, level: AgreementLevel): TableModel {
   return {
     name: `pairwise annotator agreement (${level})`,
-    columns: [
-      { key: "a", label: "Annotator A" },
-      { key: "b", label: "Annotator B" },
-      { key: "shared", label: "Shared", numeric: true },
-      { key: "agreement", label: "Agreement", numeric: true },
-      { key: "kappa", label: "Cohen κ [95% CI]", numeric: true, csv: ["kappa", "ci_low", "ci_high"] },
-      { key: "disagree", label: "Disagreements", numeric: true },
-    ],
+    columns: [...raterPairColumns("Annotator", "Shared"), { key: "disagree", label: "Disagreements", numeric: true }],
     rows: pairs.map((p) => {
       const disagreements = Math.round(p.shared * (1 - (p.agreement ?? 1)));
       return {
@@ -168,12 +162,7 @@ function pairsTable(pairs: AnnotatorPair[], names: Map<string, string>, level: A
             tone: p.fewShared ? "warn" : undefined,
             title: p.fewShared ? "fewer than 10 shared trajectories" : undefined,
           },
-          agreement: { text: fmtPercent(p.agreement), csv: [csvNumber(p.agreement)] },
-          kappa: {
-            text: `${fmtCoef(p.kappa)} ${p.kappa === null ? "" : fmtInterval(p.interval)}`.trim(),
-            csv: [csvNumber(p.kappa), csvNumber(p.interval.low), csvNumber(p.interval.high)],
-            title: p.reason ?? intervalTitle(p.interval),
-          },
+          ...raterPairCells(p.agreement, p),
           disagree: { text: fmtCount(disagreements), csv: [String(disagreements)], href: disagreements ? selectionHref(p.disagreeSel) : undefined },
         },
       };
