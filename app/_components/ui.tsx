@@ -166,6 +166,77 @@ export function LinkButtons({ links }: { links: { href: string; label: string; t
   ));
 }
 
+/**
+ * A list read from the server, in the state it is in: why it could not be read (`cannotRead`: "The runs could not
+ * be read"), loading (`loading`), `empty` when it holds nothing, else `children` drawn from its rows.
+ */
+export function ListStates<T>({
+  query,
+  cannotRead,
+  loading,
+  empty,
+  children,
+}: {
+  query: { error: { message: string } | null; data: T[] | undefined };
+  cannotRead: string;
+  loading: string;
+  empty: ReactNode;
+  children: (rows: T[]) => ReactNode;
+}) {
+  if (query.error)
+    return (
+      <p role="alert" className="text-[12.5px] text-rose-700">
+        {cannotRead}: {query.error.message}
+      </p>
+    );
+  if (!query.data)
+    return (
+      <p className="text-[12.5px] text-zinc-500" role="status">
+        {loading}
+      </p>
+    );
+  return query.data.length === 0 ? empty : children(query.data);
+}
+
+/** The question before removing something, the button that does it (`confirm`: its label) and Keep, which has the focus. */
+export function ConfirmButtons({
+  question,
+  confirm,
+  onConfirm,
+  onKeep,
+  pending,
+  testId,
+}: {
+  question: string;
+  confirm: string;
+  onConfirm: () => void;
+  onKeep: () => void;
+  pending: boolean;
+  testId: string;
+}) {
+  return (
+    <>
+      <span className="text-rose-700">{question}</span>
+      <button type="button" className="btn" onClick={onConfirm} disabled={pending} data-testid={testId}>
+        {confirm}
+      </button>
+      <button type="button" className="btn" onClick={onKeep} autoFocus>
+        Keep
+      </button>
+    </>
+  );
+}
+
+/** A table cell naming an agent or a run, with its model beneath in small type when it has one. */
+export function WithModelCell({ name, model }: { name: string; model: string | null }) {
+  return (
+    <td>
+      <div>{name}</div>
+      {model && <div className="font-mono text-2xs text-zinc-500">{model}</div>}
+    </td>
+  );
+}
+
 /** Page links for offset pagination; `href(n)` builds the URL of page n. */
 export function Pagination({
   page,

@@ -6,7 +6,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import { formatDate } from "../../_components/ui";
+import { ConfirmButtons, formatDate, ListStates } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { DenseTable, hidden, right } from "../../_components/table";
 
@@ -37,30 +37,29 @@ export function MyReports() {
         Shareable reports you built with Download report on the trajectory list, a campaign or a run. Each can be downloaded until it expires; after that its
         zip is removed.
       </p>
-      {reports.error ? (
-        <p role="alert" className="text-[12.5px] text-rose-700">
-          Your reports could not be read: {reports.error.message}
-        </p>
-      ) : !reports.data ? (
-        <p className="text-[12.5px] text-zinc-500" role="status">
-          Loading your reports…
-        </p>
-      ) : reports.data.length === 0 ? (
-        <p className="text-[12.5px] text-zinc-500" data-testid="my-reports-empty">
-          No reports yet: press Download report on the trajectory list, a campaign or a run.
-        </p>
-      ) : (
-        <div className="overflow-x-auto">
-          <DenseTable
-            columns={["Report", "Status", right("Trajectories"), right("Size"), "Asked for", "Download until", hidden("Actions", "text-left")]}
-            cellClassName="text-left"
-          >
-            {reports.data.map((r) => (
-              <ReportRow key={r.id} report={r} />
-            ))}
-          </DenseTable>
-        </div>
-      )}
+      <ListStates
+        query={reports}
+        cannotRead="Your reports could not be read"
+        loading="Loading your reports…"
+        empty={
+          <p className="text-[12.5px] text-zinc-500" data-testid="my-reports-empty">
+            No reports yet: press Download report on the trajectory list, a campaign or a run.
+          </p>
+        }
+      >
+        {(rows) => (
+          <div className="overflow-x-auto">
+            <DenseTable
+              columns={["Report", "Status", right("Trajectories"), right("Size"), "Asked for", "Download until", hidden("Actions", "text-left")]}
+              cellClassName="text-left"
+            >
+              {rows.map((r) => (
+                <ReportRow key={r.id} report={r} />
+              ))}
+            </DenseTable>
+          </div>
+        )}
+      </ListStates>
     </section>
   );
 }
@@ -107,13 +106,14 @@ function ReportRow({
           )}
           {confirming ? (
             <>
-              <span className="text-rose-700">Remove it and its zip?</span>
-              <button type="button" className="btn" onClick={() => remove.mutate({ id: r.id })} disabled={remove.isPending} data-testid="confirm-remove-report">
-                Remove
-              </button>
-              <button type="button" className="btn" onClick={() => setConfirming(false)} autoFocus>
-                Keep
-              </button>
+              <ConfirmButtons
+                question="Remove it and its zip?"
+                confirm="Remove"
+                onConfirm={() => remove.mutate({ id: r.id })}
+                onKeep={() => setConfirming(false)}
+                pending={remove.isPending}
+                testId="confirm-remove-report"
+              />
             </>
           ) : (
             <button

@@ -7,7 +7,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { RULE_TRIGGER_LABELS } from "@/server/domain/automation/rules";
-import { formatDate } from "../../../_components/ui";
+import { formatDate, ListStates } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { RULES_REFRESH_MS, type RuleView } from "./rule-view";
 import { DenseTable, right } from "../../../_components/table";
@@ -22,51 +22,50 @@ export function RuleRuns({ rule }: { rule: RuleView }) {
       <h2 id="rule-runs-title" className="text-[14px] font-semibold">
         Runs of “{rule.name}”
       </h2>
-      {runs.error ? (
-        <p role="alert" className="text-[12.5px] text-rose-700">
-          The runs could not be read: {runs.error.message}
-        </p>
-      ) : !runs.data ? (
-        <p className="text-[12.5px] text-zinc-500" role="status">
-          Loading runs…
-        </p>
-      ) : runs.data.length === 0 ? (
-        <p className="text-[12.5px] text-zinc-600" data-testid="rule-runs-empty">
-          No runs yet: the rule runs when trajectories arrive through {rule.triggers.map((t) => RULE_TRIGGER_LABELS[t].toLowerCase()).join(" or ")}.
-        </p>
-      ) : (
-        <div className="overflow-x-auto">
-          <DenseTable
-            columns={["When", "Arrival", right("Arrived"), right("Matched"), right("In the share"), right("Done before"), right("Acted on"), "Outcome"]}
-            cellClassName="text-left"
-          >
-            {runs.data.map((run) => (
-              <tr key={run.id} data-testid="rule-run" data-outcome={run.outcome}>
-                <td className="whitespace-nowrap">{formatDate(run.createdAt)}</td>
-                <td>
-                  {run.arrival} <span className="text-zinc-500">({RULE_TRIGGER_LABELS[run.trigger]})</span>
-                </td>
-                <td className="text-right tabular-nums">{run.arrived}</td>
-                <td className="text-right tabular-nums">{run.matched}</td>
-                <td className="text-right tabular-nums">{run.sampled}</td>
-                <td className="text-right tabular-nums">{run.alreadyDone}</td>
-                <td className="text-right tabular-nums" data-testid="rule-run-acted">
-                  {run.acted}
-                </td>
-                <td className={run.outcome === "refused" ? "text-rose-700" : undefined}>
-                  <span className="flex flex-wrap gap-x-2">
-                    <span>
-                      {OUTCOME_TEXT[run.outcome]}
-                      {run.refusal && <>: {run.refusal}</>}
+      <ListStates
+        query={runs}
+        cannotRead="The runs could not be read"
+        loading="Loading runs…"
+        empty={
+          <p className="text-[12.5px] text-zinc-600" data-testid="rule-runs-empty">
+            No runs yet: the rule runs when trajectories arrive through {rule.triggers.map((t) => RULE_TRIGGER_LABELS[t].toLowerCase()).join(" or ")}.
+          </p>
+        }
+      >
+        {(rows) => (
+          <div className="overflow-x-auto">
+            <DenseTable
+              columns={["When", "Arrival", right("Arrived"), right("Matched"), right("In the share"), right("Done before"), right("Acted on"), "Outcome"]}
+              cellClassName="text-left"
+            >
+              {rows.map((run) => (
+                <tr key={run.id} data-testid="rule-run" data-outcome={run.outcome}>
+                  <td className="whitespace-nowrap">{formatDate(run.createdAt)}</td>
+                  <td>
+                    {run.arrival} <span className="text-zinc-500">({RULE_TRIGGER_LABELS[run.trigger]})</span>
+                  </td>
+                  <td className="text-right tabular-nums">{run.arrived}</td>
+                  <td className="text-right tabular-nums">{run.matched}</td>
+                  <td className="text-right tabular-nums">{run.sampled}</td>
+                  <td className="text-right tabular-nums">{run.alreadyDone}</td>
+                  <td className="text-right tabular-nums" data-testid="rule-run-acted">
+                    {run.acted}
+                  </td>
+                  <td className={run.outcome === "refused" ? "text-rose-700" : undefined}>
+                    <span className="flex flex-wrap gap-x-2">
+                      <span>
+                        {OUTCOME_TEXT[run.outcome]}
+                        {run.refusal && <>: {run.refusal}</>}
+                      </span>
+                      <RunLinks rule={rule} run={run} />
                     </span>
-                    <RunLinks rule={rule} run={run} />
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </DenseTable>
-        </div>
-      )}
+                  </td>
+                </tr>
+              ))}
+            </DenseTable>
+          </div>
+        )}
+      </ListStates>
     </section>
   );
 }

@@ -8,7 +8,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { RULE_TRIGGER_LABELS } from "@/server/domain/automation/rules";
-import { EmptyState, formatDate } from "../../../_components/ui";
+import { ConfirmButtons, EmptyState, formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { RuleForm } from "./rule-form";
 import { RuleRuns } from "./rule-runs";
@@ -171,13 +171,14 @@ function RuleRowActions({
   if (confirming) {
     return (
       <span className="flex items-center gap-1.5" role="group" aria-label={`Delete ${rule.name}?`}>
-        <span className="text-rose-700">Delete it and its run log?</span>
-        <button type="button" className="btn" onClick={() => remove.mutate({ id: rule.id })} disabled={remove.isPending} data-testid="confirm-delete-rule">
-          Delete
-        </button>
-        <button type="button" className="btn" onClick={() => setConfirming(false)} autoFocus>
-          Keep
-        </button>
+        <ConfirmButtons
+          question="Delete it and its run log?"
+          confirm="Delete"
+          onConfirm={() => remove.mutate({ id: rule.id })}
+          onKeep={() => setConfirming(false)}
+          pending={remove.isPending}
+          testId="confirm-delete-rule"
+        />
       </span>
     );
   }
