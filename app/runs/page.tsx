@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { EmptyState, formatCount, formatDate, formatPercent, PageHeader } from "../_components/ui";
+import { EmptyState, formatCount, formatDate, formatPercent, PageHeader, WithModelCell } from "../_components/ui";
 import { api } from "../_trpc/server";
 import { DenseTable, right } from "../_components/table";
 
@@ -26,10 +26,7 @@ export default async function RunsPage() {
                       {r.name}
                     </Link>
                   </td>
-                  <td>
-                    <div>{r.agentName}</div>
-                    {r.model && <div className="font-mono text-2xs text-zinc-500">{r.model}</div>}
-                  </td>
+                  <WithModelCell name={r.agentName} model={r.model} />
                   <td className="text-zinc-600">{r.sourceSystem}</td>
                   <td className="max-w-56 text-zinc-600">
                     <div className="line-clamp-2">{r.taskSetNames ?? "–"}</div>

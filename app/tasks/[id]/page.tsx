@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { formatCount, OutcomeBadge, OutcomeBar, PageHeader } from "../../_components/ui";
+import { formatCount, OutcomeBadge, OutcomeBar, PageHeader, WithModelCell } from "../../_components/ui";
 import { WebLink } from "../../_components/web-link";
 import { api, orNotFound } from "../../_trpc/server";
 import { currentUser } from "../../_lib/session";
@@ -108,10 +108,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
                         {t.id}
                       </Link>
                     </td>
-                    <td>
-                      <div>{t.runName}</div>
-                      {t.model && <div className="font-mono text-2xs text-zinc-500">{t.model}</div>}
-                    </td>
+                    <WithModelCell name={t.runName} model={t.model} />
                     <td>
                       <OutcomeBadge outcome={t.outcome} />
                     </td>

@@ -4,16 +4,13 @@ import { useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { EmptyState, formatCount, formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
+import { refetchWhileGoing } from "../_lib/batch-text";
 import { BatchStatus } from "./batch-status";
 import { DenseTable, right } from "../../../_components/table";
 
 export function BatchList() {
   const trpc = useTRPC();
-  const { data: batches } = useSuspenseQuery({
-    ...trpc.judge.batches.list.queryOptions(),
-    // Batches started elsewhere (the CLI) show up without a reload while one is going.
-    refetchInterval: (q) => (q.state.data?.some((b) => b.status === "running" || b.status === "pending") ? 3_000 : false),
-  });
+  const { data: batches } = useSuspenseQuery({ ...trpc.judge.batches.list.queryOptions(), refetchInterval: refetchWhileGoing((b) => b.status) });
   return (
     <section className="panel" aria-labelledby="batches-title">
       <h2 id="batches-title" className="section-title border-b border-zinc-200 px-3 py-2">

@@ -4,15 +4,13 @@ import { useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { EmptyState, formatCount, formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
+import { refetchWhileGoing } from "../_lib/batch-text";
 import { BatchStatus } from "./batch-status";
 import { DenseTable, right } from "../../../_components/table";
 
 export function StressList() {
   const trpc = useTRPC();
-  const { data: tests } = useSuspenseQuery({
-    ...trpc.judge.stress.list.queryOptions(),
-    refetchInterval: (q) => (q.state.data?.some((t) => t.batchStatus === "running" || t.batchStatus === "pending") ? 3_000 : false),
-  });
+  const { data: tests } = useSuspenseQuery({ ...trpc.judge.stress.list.queryOptions(), refetchInterval: refetchWhileGoing((t) => t.batchStatus) });
   if (tests.length === 0) {
     return (
       <EmptyState title="No stress tests yet" command="npm run cli -- judge-stress --config <name> --campaign <name> --k full --dry-run">

@@ -35,3 +35,12 @@ export function etaText(etaSeconds: number | null, remaining: number): string {
   const s = etaSeconds % 60;
   return h > 0 ? `about ${h} h ${m} min left` : `about ${m} min ${s} s left`;
 }
+
+/**
+ * A judge list's refetch interval: every 3 s while one of its rows (`statusOf`) is pending or running, so batches
+ * started elsewhere (the CLI) show up and move without a reload; none once all are done.
+ */
+export function refetchWhileGoing<T>(statusOf: (row: T) => string | null) {
+  return (query: { state: { data?: T[] } }): number | false =>
+    query.state.data?.some((row) => statusOf(row) === "running" || statusOf(row) === "pending") ? 3_000 : false;
+}
