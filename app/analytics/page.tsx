@@ -1,28 +1,19 @@
 import type { Metadata } from "next";
+import { NothingImportedPage, startAnalyticsPage, type AnalyticsPageProps } from "./_components/page-start";
 import Link from "next/link";
 import { EmptyState, PageHeader } from "../_components/ui";
-import { api } from "../_trpc/server";
-import { NoEvaluations, NoTrajectories } from "./_components/empty";
+import { NoEvaluations } from "./_components/empty";
 import { AnalyticsFilterBar } from "./_components/filter-bar";
 import { SiteRunFigure } from "./_components/site-run";
 import { prepareOverview } from "./_lib/overview";
-import { parseAnalyticsParams, scopeOfParams } from "./_lib/params";
+import { scopeOfParams } from "./_lib/params";
 import { RateFigure } from "./_components/model-figures";
 
 export const metadata: Metadata = { title: "Analytics" };
 
-export default async function AnalyticsOverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const params = parseAnalyticsParams(await searchParams);
-  const caller = await api();
-  const options = await caller.analytics.options();
-  if (options.trajectories === 0) {
-    return (
-      <>
-        <PageHeader title="Success rates" subtitle="Nothing imported yet" />
-        <NoTrajectories />
-      </>
-    );
-  }
+export default async function AnalyticsOverviewPage(props: AnalyticsPageProps) {
+  const { params, caller, options } = await startAnalyticsPage(props);
+  if (options.trajectories === 0) return <NothingImportedPage title="Success rates" />;
   const overview = await caller.analytics.overview({
     scope: scopeOfParams(params),
     campaignId: params.campaignId,

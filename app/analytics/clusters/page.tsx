@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
+import { NothingImportedPage, startAnalyticsPage, type AnalyticsPageProps } from "../_components/page-start";
 import Link from "next/link";
 import { TRPCError } from "@trpc/server";
 import { evaluatorLabel, formatIdList, MAX_IDS, trajectoryListSearch } from "@/server/domain/trajectory-list-query";
 import { EmptyState, ErrorPanel, formatCount, formatDate, PageHeader } from "../../_components/ui";
-import { api } from "../../_trpc/server";
-import { NoTrajectories } from "../_components/empty";
+import type { api } from "../../_trpc/server";
 import { BASIS_LABEL, clusterSliceHref, clusterSliceOfParams, savedRunHref, sliceFilterText } from "../_lib/clusters";
 import { getParam } from "../_lib/params";
 import { ClusterLauncher } from "./_components/cluster-launcher";
@@ -134,18 +134,9 @@ async function Launcher({ caller, slice }: { caller: Caller; slice: Slice }) {
  * Failure clusters of any trajectory-list slice (its filters in the address, as the list writes them): the launcher
  * with the saved runs, or one saved run (`?saved=`).
  */
-export default async function ClustersPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const sp = await searchParams;
-  const caller = await api();
-  const options = await caller.analytics.options();
-  if (options.trajectories === 0) {
-    return (
-      <>
-        <PageHeader title={TITLE} subtitle="Nothing imported yet" />
-        <NoTrajectories />
-      </>
-    );
-  }
+export default async function ClustersPage(props: AnalyticsPageProps) {
+  const { sp, caller, options } = await startAnalyticsPage(props);
+  if (options.trajectories === 0) return <NothingImportedPage title={TITLE} />;
   const saved = Number(getParam(sp, "saved"));
   return (
     <>

@@ -1,28 +1,19 @@
 import type { Metadata } from "next";
+import { NothingImportedPage, startAnalyticsPage, type AnalyticsPageProps } from "../_components/page-start";
 import { PageHeader } from "../../_components/ui";
-import { api } from "../../_trpc/server";
-import { NoReference, NoTrajectories } from "../_components/empty";
+import { NoReference } from "../_components/empty";
 import { TablePanel } from "../_components/figure";
 import { AnalyticsFilterBar } from "../_components/filter-bar";
 import { prepareErrors } from "../_lib/errors";
-import { parseAnalyticsParams, scopeOfParams } from "../_lib/params";
+import { scopeOfParams } from "../_lib/params";
 import { EmptyState } from "../../_components/ui";
 import { CountFigure } from "../_components/model-figures";
 
 export const metadata: Metadata = { title: "Error analysis" };
 
-export default async function ErrorsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const params = parseAnalyticsParams(await searchParams);
-  const caller = await api();
-  const options = await caller.analytics.options();
-  if (options.trajectories === 0) {
-    return (
-      <>
-        <PageHeader title="Error analysis" subtitle="Nothing imported yet" />
-        <NoTrajectories />
-      </>
-    );
-  }
+export default async function ErrorsPage(props: AnalyticsPageProps) {
+  const { params, caller, options } = await startAnalyticsPage(props);
+  if (options.trajectories === 0) return <NothingImportedPage title="Error analysis" />;
   const result = await caller.analytics.errors({ scope: scopeOfParams(params), campaignId: params.campaignId, by: params.by });
   const view = prepareErrors(result);
   return (

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
+import { NoCampaignsPage, startCampaignPage, type AnalyticsPageProps } from "../_components/page-start";
 import Link from "next/link";
 import { PageHeader } from "../../_components/ui";
-import { api } from "../../_trpc/server";
-import { NoCampaigns } from "../_components/empty";
+import type { api } from "../../_trpc/server";
 import { Figure, TablePanel } from "../_components/figure";
 import { HeatMatrix } from "../_components/heat-matrix";
 import { IntervalNote } from "../_components/interval-note";
@@ -20,18 +20,9 @@ type HumansResult = Awaited<ReturnType<Awaited<ReturnType<typeof api>>["analytic
 
 export const metadata: Metadata = { title: "Human agreement" };
 
-export default async function HumansPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const sp = await searchParams;
-  const caller = await api();
-  const campaigns = await caller.analytics.campaigns();
-  if (campaigns.length === 0) {
-    return (
-      <>
-        <PageHeader title="Human agreement" subtitle="No campaigns yet" />
-        <NoCampaigns />
-      </>
-    );
-  }
+export default async function HumansPage(props: AnalyticsPageProps) {
+  const { sp, caller, campaigns } = await startCampaignPage(props);
+  if (campaigns.length === 0) return <NoCampaignsPage title="Human agreement" />;
   const asked = positiveInt(getParam(sp, "campaign"));
   const { campaign } = chooseHumansCampaign(campaigns, asked)!;
   const level: AgreementLevel = getParam(sp, "level") === "verdict" ? "verdict" : "label";

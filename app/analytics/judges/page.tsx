@@ -1,10 +1,10 @@
 import { IntervalNote } from "../_components/interval-note";
 import type { inferRouterOutputs } from "@trpc/server";
 import type { Metadata } from "next";
+import { NothingImportedPage, startAnalyticsPage, type AnalyticsPageProps } from "../_components/page-start";
 import type { AppRouter } from "@/server/api/root";
 import { PageHeader } from "../../_components/ui";
-import { api } from "../../_trpc/server";
-import { NoEvaluators, NoReference, NoTrajectories } from "../_components/empty";
+import { NoEvaluators, NoReference } from "../_components/empty";
 import { TablePanel } from "../_components/figure";
 import { AnalyticsFilterBar } from "../_components/filter-bar";
 import { RevealSection } from "../_components/reveal-section";
@@ -12,7 +12,7 @@ import { StepTimeline } from "../_components/step-timeline";
 import { PALETTE } from "../_lib/charts";
 import { failureStepTable, prepareJudgeMeasures } from "../_lib/judge-measures";
 import { prepareJudgeList } from "../_lib/judges";
-import { analyticsSearch, parseAnalyticsParams, scopeOfParams } from "../_lib/params";
+import { analyticsSearch, scopeOfParams } from "../_lib/params";
 import { RateFigure } from "../_components/model-figures";
 import { ReliabilityFigure } from "../_components/reliability-chart";
 
@@ -20,18 +20,9 @@ export const metadata: Metadata = { title: "Judge agreement" };
 
 type FailureSteps = inferRouterOutputs<AppRouter>["analytics"]["failureSteps"];
 
-export default async function JudgesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const params = parseAnalyticsParams(await searchParams);
-  const caller = await api();
-  const options = await caller.analytics.options();
-  if (options.trajectories === 0) {
-    return (
-      <>
-        <PageHeader title="Judge agreement" subtitle="Nothing imported yet" />
-        <NoTrajectories />
-      </>
-    );
-  }
+export default async function JudgesPage(props: AnalyticsPageProps) {
+  const { params, caller, options } = await startAnalyticsPage(props);
+  if (options.trajectories === 0) return <NothingImportedPage title="Judge agreement" />;
   const common = { scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable };
   const [list, measures, steps, reveal] = await Promise.all([
     caller.analytics.judges({ ...common, reference: params.reference, by: params.by }),

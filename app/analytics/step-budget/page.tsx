@@ -1,12 +1,11 @@
 import type { Metadata } from "next";
+import { NothingImportedPage, startAnalyticsPage, type AnalyticsPageProps } from "../_components/page-start";
 import Link from "next/link";
 import { EmptyState, PageHeader } from "../../_components/ui";
-import { api } from "../../_trpc/server";
 import { RateChart } from "../_components/charts";
-import { NoTrajectories } from "../_components/empty";
 import { Figure } from "../_components/figure";
 import { AnalyticsFilterBar } from "../_components/filter-bar";
-import { analyticsSearch, getParam, parseAnalyticsParams, scopeOfParams } from "../_lib/params";
+import { analyticsSearch, getParam, scopeOfParams } from "../_lib/params";
 import { prepareStepBudget, stepBudgetTable } from "../_lib/step-budget";
 
 export const metadata: Metadata = { title: "Step budgets" };
@@ -15,20 +14,10 @@ export const metadata: Metadata = { title: "Step budgets" };
  * Step budgets: per agent run or site, the success rate had every trajectory been stopped after k steps (by the
  * consolidated human labels), with Wilson 95% intervals, and what one success costs in steps.
  */
-export default async function StepBudgetPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const sp = await searchParams;
-  const params = parseAnalyticsParams(sp);
+export default async function StepBudgetPage(props: AnalyticsPageProps) {
+  const { sp, params, caller, options } = await startAnalyticsPage(props);
   const by = getParam(sp, "budget") === "site" ? "site" : "run";
-  const caller = await api();
-  const options = await caller.analytics.options();
-  if (options.trajectories === 0) {
-    return (
-      <>
-        <PageHeader title="Step budgets" subtitle="Nothing imported yet" />
-        <NoTrajectories />
-      </>
-    );
-  }
+  if (options.trajectories === 0) return <NothingImportedPage title="Step budgets" />;
   const result = await caller.analytics.stepBudget({ scope: scopeOfParams(params), campaignId: params.campaignId, by });
   const { chart, rows } = prepareStepBudget(result.curves, by);
   const toggle = (b: "run" | "site") => `/analytics/step-budget${analyticsSearch(params, { budget: b === "site" ? "site" : undefined })}`;

@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
+import { NoCampaignsPage, startCampaignPage, type AnalyticsPageProps } from "../../_components/page-start";
 import Link from "next/link";
 import { EmptyState, PageHeader } from "../../../_components/ui";
-import { api } from "../../../_trpc/server";
-import { NoCampaigns } from "../../_components/empty";
 import { TablePanel } from "../../_components/figure";
 import { StatCards } from "../../_components/stat-cards";
 import { prepareAnnotatorQuality } from "../../_lib/annotator-quality";
@@ -18,18 +17,9 @@ const MODELS = [
 ] as const;
 type Model = (typeof MODELS)[number]["key"];
 
-export default async function AnnotatorQualityPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const sp = await searchParams;
-  const caller = await api();
-  const campaigns = await caller.analytics.campaigns();
-  if (campaigns.length === 0) {
-    return (
-      <>
-        <PageHeader title="Annotator quality" subtitle="No campaigns yet" />
-        <NoCampaigns />
-      </>
-    );
-  }
+export default async function AnnotatorQualityPage(props: AnalyticsPageProps) {
+  const { sp, caller, campaigns } = await startCampaignPage(props);
+  if (campaigns.length === 0) return <NoCampaignsPage title="Annotator quality" />;
   const all = getParam(sp, "campaign") === "all";
   const asked = positiveInt(getParam(sp, "campaign"));
   const campaign = all ? null : (campaigns.find((c) => c.id === asked) ?? campaigns[campaigns.length - 1]!);
