@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { NothingImportedPage, startAnalyticsPage, type AnalyticsPageProps } from "./_components/page-start";
-import Link from "next/link";
 import { EmptyState, PageHeader } from "../_components/ui";
 import { NoEvaluations } from "./_components/empty";
 import { AnalyticsFilterBar } from "./_components/filter-bar";
+import { StatValue } from "./_components/stat-cards";
 import { SiteRunFigure } from "./_components/site-run";
 import { prepareOverview } from "./_lib/overview";
 import { scopeOfParams } from "./_lib/params";
@@ -52,15 +52,7 @@ export default async function AnalyticsOverviewPage(props: AnalyticsPageProps) {
                   <div className="section-title truncate" title={t.label}>
                     {t.label}
                   </div>
-                  <div className="mt-0.5 text-lg font-semibold text-zinc-900 tabular-nums" data-value>
-                    {t.href ? (
-                      <Link href={t.href} className="hover:text-indigo-700 hover:underline" title="List these trajectories">
-                        {t.value}
-                      </Link>
-                    ) : (
-                      t.value
-                    )}
-                  </div>
+                  <StatValue value={t.value} href={t.href} />
                   <div className="truncate text-2xs text-zinc-500">{t.detail}</div>
                 </div>
               ))}

@@ -29,8 +29,8 @@ function CellContent({ cell }: { cell: Cell }) {
   );
 }
 
-/** Headers are upper-cased; κ and α must stay lower-case (Κ and Α read as K and A). */
-function HeaderText({ text }: { text: string }) {
+/** Headers and card titles are upper-cased; κ and α must stay lower-case (Κ and Α read as K and A). */
+export function HeaderText({ text }: { text: string }) {
   return (
     <>
       {text.split(/([κα])/).map((part, i) =>

@@ -3,21 +3,20 @@
  */
 import Link from "next/link";
 import type { StatCard } from "../_lib/judges";
+import { HeaderText } from "./data-table";
 
-/** Section titles are upper-cased; κ and α must stay lower-case (Κ and Α read as K and A). */
-function Title({ text }: { text: string }) {
+/** A headline figure; with a link, it opens the trajectories behind it. */
+export function StatValue({ value, href }: { value: string; href?: string | null }) {
   return (
-    <>
-      {text.split(/([κα])/).map((part, i) =>
-        i % 2 ? (
-          <span key={i} className="normal-case">
-            {part}
-          </span>
-        ) : (
-          part
-        ),
+    <div className="mt-0.5 text-lg font-semibold text-zinc-900 tabular-nums" data-value>
+      {href ? (
+        <Link href={href} className="hover:text-indigo-700 hover:underline" title="List these trajectories">
+          {value}
+        </Link>
+      ) : (
+        value
       )}
-    </>
+    </div>
   );
 }
 
@@ -31,17 +30,9 @@ export function StatCards({ cards }: { cards: StatCard[] }) {
           className={`min-w-0 rounded-lg border bg-white px-3 py-2 ${c.tone === "warn" ? "border-amber-300" : "border-zinc-200"}`}
         >
           <div className="section-title truncate" title={c.label}>
-            <Title text={c.label} />
+            <HeaderText text={c.label} />
           </div>
-          <div className="mt-0.5 text-lg font-semibold text-zinc-900 tabular-nums" data-value>
-            {c.href ? (
-              <Link href={c.href} className="hover:text-indigo-700 hover:underline" title="List these trajectories">
-                {c.value}
-              </Link>
-            ) : (
-              c.value
-            )}
-          </div>
+          <StatValue value={c.value} href={c.href} />
           {c.detail && (
             <div className="truncate text-2xs text-zinc-500" title={c.title ? `${c.detail}\n${c.title}` : c.detail}>
               {c.detail}
