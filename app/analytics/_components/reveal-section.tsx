@@ -48,6 +48,40 @@ function IntervalRow({
   );
 }
 
+type RevealMeasures = RevealResult["evaluators"][number]["measures"];
+type Flip = RevealMeasures["flipToward"];
+type Kappa = RevealMeasures["kappaBefore"];
+
+/** The four rows of an evaluator's chart: flip rates on 0–1, κ before and after on −1…1. */
+function revealRows(m: RevealMeasures): Parameters<typeof IntervalRow>[0][] {
+  const flip = (label: string, f: Flip, color: string) => ({
+    label,
+    value: f.estimate,
+    low: f.low,
+    high: f.high,
+    min: 0,
+    max: 1,
+    color,
+    text: `${fmtPercent(f.estimate)} (${f.successes}/${f.n})`,
+  });
+  const kappa = (label: string, k: Kappa, color: string) => ({
+    label,
+    value: k.estimate.kappa,
+    low: k.low,
+    high: k.high,
+    min: -1,
+    max: 1,
+    color,
+    text: fmtCoef(k.estimate.kappa),
+  });
+  return [
+    flip("Flip toward", m.flipToward, "#4f46e5"),
+    flip("Flip away", m.flipAway, "#e11d48"),
+    kappa("κ before reveal", m.kappaBefore, "#52525b"),
+    kappa("κ after reveal", m.kappaAfter, "#0891b2"),
+  ];
+}
+
 export function RevealSection({ result, campaignId }: { result: RevealResult; campaignId?: number }) {
   return (
     <section className="flex flex-col gap-3" aria-labelledby="reveal-title" data-figure="reveal-measures" data-testid="reveal-measures">
@@ -90,46 +124,9 @@ export function RevealSection({ result, campaignId }: { result: RevealResult; ca
                       {m.evaluatorUndecided > 0 && ` · ${m.evaluatorUndecided} with no success/failure verdict left out`}
                     </span>
                   </div>
-                  <IntervalRow
-                    label="Flip toward"
-                    value={m.flipToward.estimate}
-                    low={m.flipToward.low}
-                    high={m.flipToward.high}
-                    min={0}
-                    max={1}
-                    color="#4f46e5"
-                    text={`${fmtPercent(m.flipToward.estimate)} (${m.flipToward.successes}/${m.flipToward.n})`}
-                  />
-                  <IntervalRow
-                    label="Flip away"
-                    value={m.flipAway.estimate}
-                    low={m.flipAway.low}
-                    high={m.flipAway.high}
-                    min={0}
-                    max={1}
-                    color="#e11d48"
-                    text={`${fmtPercent(m.flipAway.estimate)} (${m.flipAway.successes}/${m.flipAway.n})`}
-                  />
-                  <IntervalRow
-                    label="κ before reveal"
-                    value={m.kappaBefore.estimate.kappa}
-                    low={m.kappaBefore.low}
-                    high={m.kappaBefore.high}
-                    min={-1}
-                    max={1}
-                    color="#52525b"
-                    text={fmtCoef(m.kappaBefore.estimate.kappa)}
-                  />
-                  <IntervalRow
-                    label="κ after reveal"
-                    value={m.kappaAfter.estimate.kappa}
-                    low={m.kappaAfter.low}
-                    high={m.kappaAfter.high}
-                    min={-1}
-                    max={1}
-                    color="#0891b2"
-                    text={fmtCoef(m.kappaAfter.estimate.kappa)}
-                  />
+                  {revealRows(m).map((r) => (
+                    <IntervalRow key={r.label} {...r} />
+                  ))}
                   {m.intervalReason && <p className="text-2xs text-zinc-500">κ intervals: {m.intervalReason}.</p>}
                 </div>
               );
