@@ -4,6 +4,7 @@ import Link from "next/link";
 import { PageHeader } from "../../_components/ui";
 import type { api } from "../../_trpc/server";
 import { Figure, TablePanel } from "../_components/figure";
+import { Choice, ChoiceNav } from "../_components/choice-nav";
 import { HeatMatrix } from "../_components/heat-matrix";
 import { IntervalNote } from "../_components/interval-note";
 import { StatCards } from "../_components/stat-cards";
@@ -40,45 +41,28 @@ export default async function HumansPage(props: AnalyticsPageProps) {
       <PageHeader title="Human agreement" subtitle={view.subtitle} />
       <div className="flex flex-col gap-4 px-6 py-3">
         <div className="flex flex-wrap items-center gap-2">
-          <nav aria-label="Campaign" className="flex flex-wrap items-center gap-1">
-            <span className="section-title mr-1">Campaign</span>
+          <ChoiceNav label="Campaign" title="Campaign" className="flex flex-wrap items-center gap-1">
             {campaigns.map((c) => (
-              <Link
-                key={c.id}
-                href={href({ campaign: c.id })}
-                aria-current={c.id === campaign.id ? "page" : undefined}
-                className={`btn ${c.id === campaign.id ? "btn-on" : ""}`}
-              >
+              <Choice key={c.id} href={href({ campaign: c.id })} on={c.id === campaign.id}>
                 {c.name}{" "}
                 <span
                   className="text-zinc-400 tabular-nums"
                   title={`${fmtCount(c.items)} trajectories, ${fmtCount(c.labels)} labels`}
                 >{`${fmtCount(c.labels)} label${c.labels === 1 ? "" : "s"}`}</span>
-              </Link>
+              </Choice>
             ))}
-          </nav>
+          </ChoiceNav>
           <Link className="btn" href={`/analytics/humans/annotators?campaign=${campaign.id}`}>
             Annotator quality →
           </Link>
-          <nav aria-label="Level" className="ml-auto flex items-center gap-1">
-            <span className="section-title mr-1">Agreement on</span>
-            <Link
-              href={href({ level: "label" })}
-              aria-current={level === "label" ? "page" : undefined}
-              className={`btn ${level === "label" ? "btn-on" : ""}`}
-              title="Success, or failure with its error category"
-            >
+          <ChoiceNav label="Level" title="Agreement on" className="ml-auto flex items-center gap-1">
+            <Choice href={href({ level: "label" })} on={level === "label"} title="Success, or failure with its error category">
               verdict + category
-            </Link>
-            <Link
-              href={href({ level: "verdict" })}
-              aria-current={level === "verdict" ? "page" : undefined}
-              className={`btn ${level === "verdict" ? "btn-on" : ""}`}
-              title="Success or failure only"
-            >
+            </Choice>
+            <Choice href={href({ level: "verdict" })} on={level === "verdict"} title="Success or failure only">
               verdict only
-            </Link>
-          </nav>
+            </Choice>
+          </ChoiceNav>
         </div>
         <SplitNav keys={splitKeys} by={by} href={(key) => href({ by: key })} flagged={result.flagged} />
         {view.empty === "no-labels" ? (
@@ -199,17 +183,16 @@ function SplitNav({
   return (
     <>
       {keys.length > 0 && (
-        <nav aria-label="Split by" className="flex flex-wrap items-center gap-1">
-          <span className="section-title mr-1">Split by</span>
-          <Link href={href(null)} aria-current={!by ? "page" : undefined} className={`btn ${!by ? "btn-on" : ""}`}>
+        <ChoiceNav label="Split by" title="Split by" className="flex flex-wrap items-center gap-1">
+          <Choice href={href(null)} on={!by}>
             none
-          </Link>
+          </Choice>
           {keys.map((k) => (
-            <Link key={k.key} href={href(k.key)} aria-current={by === k.key ? "page" : undefined} className={`btn ${by === k.key ? "btn-on" : ""}`}>
+            <Choice key={k.key} href={href(k.key)} on={by === k.key}>
               {k.label} <span className="tabular-nums text-zinc-400">{k.values}</span>
-            </Link>
+            </Choice>
           ))}
-        </nav>
+        </ChoiceNav>
       )}
       <FlaggedNote flagged={flagged} unit="items" />
     </>

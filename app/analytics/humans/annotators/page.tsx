@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { NoCampaignsPage, startCampaignPage, type AnalyticsPageProps } from "../../_components/page-start";
-import Link from "next/link";
 import { EmptyState, PageHeader } from "../../../_components/ui";
+import { Choice, ChoiceNav } from "../../_components/choice-nav";
 import { TablePanel } from "../../_components/figure";
 import { StatCards } from "../../_components/stat-cards";
 import { prepareAnnotatorQuality } from "../../_lib/annotator-quality";
@@ -47,35 +47,23 @@ export default async function AnnotatorQualityPage(props: AnalyticsPageProps) {
       />
       <div className="flex flex-col gap-4 px-6 py-3">
         <div className="flex flex-wrap items-center gap-2">
-          <nav aria-label="Campaign" className="flex flex-wrap items-center gap-1">
-            <span className="section-title mr-1">Campaign</span>
-            <Link href={href({ campaign: "all" })} aria-current={all ? "page" : undefined} className={`btn ${all ? "btn-on" : ""}`}>
+          <ChoiceNav label="Campaign" title="Campaign" className="flex flex-wrap items-center gap-1">
+            <Choice href={href({ campaign: "all" })} on={all}>
               All campaigns
-            </Link>
+            </Choice>
             {campaigns.map((c) => (
-              <Link
-                key={c.id}
-                href={href({ campaign: c.id })}
-                aria-current={c.id === campaign?.id ? "page" : undefined}
-                className={`btn ${c.id === campaign?.id ? "btn-on" : ""}`}
-              >
+              <Choice key={c.id} href={href({ campaign: c.id })} on={c.id === campaign?.id}>
                 {c.name}
-              </Link>
+              </Choice>
             ))}
-          </nav>
-          <nav aria-label="Consensus model" className="ml-auto flex items-center gap-1">
-            <span className="section-title mr-1">Consensus</span>
+          </ChoiceNav>
+          <ChoiceNav label="Consensus model" title="Consensus" className="ml-auto flex items-center gap-1">
             {MODELS.map((m) => (
-              <Link
-                key={m.key}
-                href={href({ model: m.key })}
-                aria-current={m.key === model ? "page" : undefined}
-                className={`btn ${m.key === model ? "btn-on" : ""}`}
-              >
+              <Choice key={m.key} href={href({ model: m.key })} on={m.key === model}>
                 {m.label}
-              </Link>
+              </Choice>
             ))}
-          </nav>
+          </ChoiceNav>
           <form className="flex items-center gap-1 text-[12px] text-zinc-600" action="/analytics/humans/annotators">
             <input type="hidden" name="campaign" value={campaign?.id ?? "all"} />
             <input type="hidden" name="model" value={model} />
