@@ -3,6 +3,7 @@
  * first (a web user's next step), the equivalent commands folded away beneath.
  */
 import Link from "next/link";
+import type { ReactNode } from "react";
 import { EmptyState } from "../../_components/ui";
 
 function Commands({ lines }: { lines: string[] }) {
@@ -50,71 +51,84 @@ export function NoTrajectories() {
   );
 }
 
+/** An empty view that says what it needs, where in the app to get it, the same from the command line, and a last word. */
+function HowToFill({
+  title,
+  intro,
+  links,
+  commands,
+  children,
+}: {
+  title: string;
+  intro: ReactNode;
+  links: [string, string][];
+  commands: string[];
+  children?: ReactNode;
+}) {
+  return (
+    <EmptyState title={title}>
+      <p>{intro}</p>
+      <NextSteps links={links} />
+      <Commands lines={commands} />
+      {children && <p className="mt-2">{children}</p>}
+    </EmptyState>
+  );
+}
+
 export function NoEvaluations() {
   return (
-    <EmptyState title="No verdicts or human labels yet">
-      <p>
-        Success rates appear once trajectories have been judged or labelled. Run an LMM judge batch or the benchmark&apos;s rule checks, or label in a campaign
-        (or import labels made elsewhere on its page):
-      </p>
-      <NextSteps links={[...JUDGE_STEPS, ...LABEL_STEPS]} />
-      <Commands lines={[...JUDGE_COMMANDS, ...CAMPAIGN_COMMANDS.slice(0, 1)]} />
-      <p className="mt-2">
-        Verdicts imported with trajectories (WebVoyager auto_eval logs, BrowserGym rewards, AgentRewardBench judges) count as evaluators too.
-      </p>
-    </EmptyState>
+    <HowToFill
+      title="No verdicts or human labels yet"
+      intro="Success rates appear once trajectories have been judged or labelled. Run an LMM judge batch or the benchmark's rule checks, or label in a campaign (or import labels made elsewhere on its page):"
+      links={[...JUDGE_STEPS, ...LABEL_STEPS]}
+      commands={[...JUDGE_COMMANDS, ...CAMPAIGN_COMMANDS.slice(0, 1)]}
+    >
+      Verdicts imported with trajectories (WebVoyager auto_eval logs, BrowserGym rewards, AgentRewardBench judges) count as evaluators too.
+    </HowToFill>
   );
 }
 
 export function NoEvaluators() {
   return (
-    <EmptyState title="No automatic verdicts yet">
-      <p>
-        Judge agreement compares each automatic evaluator with the consolidated human label. Run a judge batch (several k values give the k-table) or the rule
-        checks:
-      </p>
-      <NextSteps links={JUDGE_STEPS} />
-      <Commands lines={JUDGE_COMMANDS} />
-    </EmptyState>
+    <HowToFill
+      title="No automatic verdicts yet"
+      intro="Judge agreement compares each automatic evaluator with the consolidated human label. Run a judge batch (several k values give the k-table) or the rule checks:"
+      links={JUDGE_STEPS}
+      commands={JUDGE_COMMANDS}
+    />
   );
 }
 
 export function NoReference() {
   return (
-    <EmptyState title="No consolidated human labels yet">
-      <p>
-        Agreement needs a human reference: a campaign&apos;s consolidated labels (unanimous, or settled by an adjudicator). Label trajectories in a campaign, or
-        import labels made elsewhere on the campaign&apos;s page (Import labels from a CSV or a workbook):
-      </p>
-      <NextSteps links={LABEL_STEPS} />
-      <Commands lines={CAMPAIGN_COMMANDS} />
-      <p className="mt-2">
-        The evaluators are listed below with their verdicts, without agreement figures. See also{" "}
-        <Link className="link" href="/analytics/humans">
-          human agreement
-        </Link>
-        .
-      </p>
-    </EmptyState>
+    <HowToFill
+      title="No consolidated human labels yet"
+      intro="Agreement needs a human reference: a campaign's consolidated labels (unanimous, or settled by an adjudicator). Label trajectories in a campaign, or import labels made elsewhere on the campaign's page (Import labels from a CSV or a workbook):"
+      links={LABEL_STEPS}
+      commands={CAMPAIGN_COMMANDS}
+    >
+      The evaluators are listed below with their verdicts, without agreement figures. See also{" "}
+      <Link className="link" href="/analytics/humans">
+        human agreement
+      </Link>
+      .
+    </HowToFill>
   );
 }
 
 export function NoCampaigns() {
   return (
-    <EmptyState title="No annotation campaigns yet">
-      <p>
-        Human agreement is computed per campaign from the annotators&apos; own labels (before adjudication). Create a campaign and label, or import labels made
-        elsewhere on the campaign&apos;s page:
-      </p>
-      <NextSteps links={LABEL_STEPS} />
-      <Commands lines={CAMPAIGN_COMMANDS} />
-      <p className="mt-2">
-        Labels from a spreadsheet that do not belong to trajectories here can be checked on the{" "}
-        <Link className="link" href="/analytics/csv">
-          CSV agreement
-        </Link>{" "}
-        page.
-      </p>
-    </EmptyState>
+    <HowToFill
+      title="No annotation campaigns yet"
+      intro="Human agreement is computed per campaign from the annotators' own labels (before adjudication). Create a campaign and label, or import labels made elsewhere on the campaign's page:"
+      links={LABEL_STEPS}
+      commands={CAMPAIGN_COMMANDS}
+    >
+      Labels from a spreadsheet that do not belong to trajectories here can be checked on the{" "}
+      <Link className="link" href="/analytics/csv">
+        CSV agreement
+      </Link>{" "}
+      page.
+    </HowToFill>
   );
 }
