@@ -11,7 +11,7 @@ import type { Actor } from "../../server/domain/access/actor";
 import { createCampaign, exportCampaignLabels, exportLabelsAs, myLabel, submitLabel, undoSubmit } from "../../server/services/annotation";
 import { parseCsvTable } from "../../server/domain/csv";
 import { campaignRegionAgreement } from "../../server/services/analytics";
-import { callerAs, testUser } from "../helpers/trpc";
+import { callerAs, callerWithRole, testUser } from "../helpers/trpc";
 import { ValidationError } from "../../server/errors";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
@@ -136,6 +136,23 @@ describeEachBackend("region marks on labels", (backend) => {
     });
     expect(done.values.marks).toEqual([{ ...box, label: "menu" }]);
   });
+  it("takes a campaign's mark labels through the API a page or script calls, and refuses a setting it does not know by name", async () => {
+    const api = await callerWithRole(ctx, "researcher");
+    const created = await api.campaigns.create({ name: "Marks through the API", trajectoryIds: [trajectoryId], labelSchema: { markLabels: ["wrong field"] } });
+    await addCampaignAnnotators(db, created.id, [annotator.userId]);
+    const done = await submitLabel(db, annotator, {
+      campaignId: created.id,
+      trajectoryId,
+      verdict: "success",
+      marks: [{ ...box, label: "wrong field" }],
+      idempotencyKey: "api-0001",
+    });
+    expect(done.values.marks).toEqual([{ ...box, label: "wrong field" }]);
+    await expect(api.campaigns.create({ name: "Misspelt", trajectoryIds: [trajectoryId], labelSchema: { markLabel: ["menu"] } as never })).rejects.toThrow(
+      /markLabel/,
+    );
+  });
+
   it("exports each label's marks with step numbers in Verdict's CSV and JSONL, and a revision names the marks change", async () => {
     const campaignId = await campaign();
     await submitLabel(db, annotator, { campaignId, trajectoryId, verdict: "failure", category: "other", firstFailingStep: 0, idempotencyKey: "exp-0001" });

@@ -89,7 +89,12 @@ const labelSchemaInput = z
     // Each question is checked by the service, whose errors name the question.
     questions: z.array(z.record(z.string(), z.unknown())).max(50).optional(),
     qaReview: z.boolean().optional(),
+    // Checked by the service (length and count), whose errors name the field.
+    markLabels: z.array(z.string()).max(100).optional(),
   })
+  // A setting this list does not know is refused by name, not dropped: a campaign made without the mark labels its
+  // maker asked for would offer the default ones without a word.
+  .strict()
   .optional();
 
 const decisionMetaInput = {
