@@ -265,7 +265,7 @@ async function main() {
   // run of b7ca6fe, 660 CPU-s over 838 s).
   const e2eRuns = Number(process.env.VERDICT_E2E_RUNS) || (cores >= 2 ? cores + 2 : 1);
   const browser = browserStages(e2eRuns);
-  const vitestWorkers = Number(process.env.VERDICT_VITEST_WORKERS) || cores + 1;
+  const vitestWorkers = Number(process.env.VERDICT_TEST_VITEST_WORKERS) || cores + 1;
   const build = (typesChecked) =>
     // Only when no build is there or a source changed since the last build started (a clean clone always builds); without Next's own
     // type-check pass when the typecheck stage passed (next.config.js).
@@ -310,7 +310,7 @@ async function main() {
           "--reporter=./tests/helpers/retried-tests-reporter.ts",
         ],
         // A worker more than there are cores while nothing but the typecheck and the build runs beside it.
-        { VERDICT_RETRIED_REPORT: retriedJson, VERDICT_VITEST_WORKERS: String(vitestWorkers) },
+        { VERDICT_RETRIED_REPORT: retriedJson, VERDICT_TEST_VITEST_WORKERS: String(vitestWorkers) },
       ),
     ]);
     staticChecks = (async () => {

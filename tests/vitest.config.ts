@@ -24,10 +24,10 @@ export default defineConfig({
     // (tests/helpers/backends.ts), and what a file changes in process.env it puts back.
     isolate: false,
     // A worker per core (vitest's default leaves one core free): most files spend their time waiting on databases,
-    // child processes and browsers. `npm test` asks for one more (VERDICT_VITEST_WORKERS) now that only the typecheck
+    // child processes and browsers. `npm test` asks for one more (VERDICT_TEST_VITEST_WORKERS) now that only the typecheck
     // and the build run beside vitest; with the lint, the format check and a browser run beside it too, a worker more
     // made the run slower (docs/testing.md, "How long it takes").
-    maxWorkers: Number(process.env.VERDICT_VITEST_WORKERS) || os.availableParallelism(),
+    maxWorkers: Number(process.env.VERDICT_TEST_VITEST_WORKERS) || os.availableParallelism(),
     // One PostgreSQL server for the run, a database per test context on it (tests/helpers/backends.ts).
     globalSetup: ["tests/helpers/postgres-global-setup.ts"],
   },
