@@ -136,7 +136,8 @@ function researcherPages(s: Seeded): [string, string][] {
 /**
  * Where an opening's time went, read from the browser's Navigation and Resource Timing: the server's first byte of
  * the document, its last byte (the streamed render finished), DOMContentLoaded (scripts run, hydration started), and
- * the requests the page made after its document (tRPC calls, chunks), as a count and the last one's end.
+ * the requests the page made after its document (tRPC calls, chunks), as a count and the last one's end, and the
+ * script the page ran (decoded size of its scripts).
  */
 interface Breakdown {
   firstByte: number;
@@ -145,6 +146,8 @@ interface Breakdown {
   requests: number;
   api: number;
   lastRequestEnd: number;
+  /** Script the page ran, decoded, in KB (from the cache or not: it is parsed either way). */
+  scriptKB: number;
 }
 
 const BREAKDOWN = `(() => {
@@ -158,6 +161,7 @@ const BREAKDOWN = `(() => {
     requests: later.length,
     api: api.length,
     lastRequestEnd: Math.max(0, ...later.map((r) => r.responseEnd)),
+    scriptKB: performance.getEntriesByType("resource").filter((r) => r.initiatorType === "script").reduce((kb, r) => kb + r.decodedBodySize / 1024, 0),
   };
 })()`;
 
@@ -178,7 +182,7 @@ function breakdownOf(runs: Breakdown[]): string {
   return (
     `    median: document first byte ${m((b) => b.firstByte)} ms, last byte ${m((b) => b.documentEnd)} ms, ` +
     `DOMContentLoaded ${m((b) => b.domContentLoaded)} ms; ${m((b) => b.requests)} requests after the document ` +
-    `(${m((b) => b.api)} tRPC), the last done at ${m((b) => b.lastRequestEnd)} ms`
+    `(${m((b) => b.api)} tRPC), the last done at ${m((b) => b.lastRequestEnd)} ms; ${m((b) => b.scriptKB)} KB of script`
   );
 }
 
