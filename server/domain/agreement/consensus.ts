@@ -339,6 +339,81 @@ export function traceConverged(trace: number[], ll: number, tolerance: number): 
   return previous !== undefined && hasConverged(previous, ll, tolerance);
 }
 
+/** How an EM loop went: the log-likelihood after each E-step, the iterations run, and whether it settled. */
+export interface EmRun {
+  trace: number[];
+  iterations: number;
+  converged: boolean;
+}
+
+/**
+ * The EM loop both models run: `iterate` does one iteration (the model's M- and E-steps, in its order; it is told
+ * which, from 1) and returns the log-likelihood of its E-step; the loop stops when that stops moving (`tolerance`) or
+ * after `maxIterations`.
+ */
+export function runEm(em: Pick<Required<EmOptions>, "tolerance" | "maxIterations">, iterate: (iteration: number) => number): EmRun {
+  const trace: number[] = [];
+  let iterations = 0;
+  while (iterations < em.maxIterations) {
+    iterations++;
+    if (traceConverged(trace, iterate(iterations), em.tolerance)) return { trace, iterations, converged: true };
+  }
+  return { trace, iterations, converged: false };
+}
+
+/** An EM fit's starting class indicators: each pattern's share of its labels in each class (a soft majority vote). */
+export function voteShares(patterns: LabelPatterns, classes: number): Float64Array {
+  const { count, start, codes } = patterns;
+  const T = new Float64Array(count * classes);
+  for (let g = 0; g < count; g++) {
+    const n = start[g + 1]! - start[g]!;
+    for (let x = start[g]!; x < start[g + 1]!; x++) T[g * classes + (codes[x]! % classes)]! += 1 / n;
+  }
+  return T;
+}
+
+/** What every consensus model's fit says, whatever its annotator parameters. */
+export interface ConsensusFit {
+  items: number;
+  annotators: number;
+  classes: number;
+  /** items × classes, row-major: the probability of each true class given all labels. */
+  posterior: Float64Array;
+  /** Per item, the most probable class (lowest on ties); MISSING (−1) for items nobody labelled. */
+  label: Int32Array;
+  /** Labels each annotator gave. */
+  labelsPerAnnotator: Int32Array;
+  /** Log-likelihood after each E-step (of the kept run, for a model fitted more than once). */
+  logLikelihood: number[];
+  iterations: number;
+  converged: boolean;
+  /** Distinct label patterns the fit ran over (how much work it really was). */
+  patterns: number;
+}
+
+/**
+ * A finished fit's common part: the pattern posteriors `T` spread to the items (an unlabelled item gets `prior`),
+ * each item's most likely class, the labels per annotator, and the EM run.
+ */
+export function consensusFit({ data, patterns }: GroupedConsensusLabels, T: Float64Array, prior: Float64Array, run: EmRun): ConsensusFit {
+  const { items, annotators, classes } = data;
+  const labelsPerAnnotator = new Int32Array(annotators);
+  for (let t = 0; t < data.annotator.length; t++) labelsPerAnnotator[data.annotator[t]!]!++;
+  const posterior = itemPosteriors(T, patterns, classes, prior);
+  return {
+    items,
+    annotators,
+    classes,
+    posterior,
+    label: mostLikelyClasses(posterior, patterns, classes),
+    labelsPerAnnotator,
+    logLikelihood: run.trace,
+    iterations: run.iterations,
+    converged: run.converged,
+    patterns: patterns.count,
+  };
+}
+
 /**
  * One E-step row of an EM fit: turns an item pattern's unnormalised log class probabilities into posteriors (written
  * to `posterior` at `offset`) without overflow. Returns the pattern's log-likelihood, or -Infinity when every class is

@@ -15,65 +15,45 @@
  * evidence at all about it, a uniform confusion row.
  */
 import {
+  consensusFit,
   grouped,
-  itemPosteriors,
   patternsEStep,
-  mostLikelyClasses,
   resolveEmOptions,
-  traceConverged,
+  runEm,
+  voteShares,
+  type ConsensusFit,
   type ConsensusLabels,
   type EmOptions,
   type GroupedConsensusLabels,
 } from "./consensus";
 
-export interface DawidSkeneResult {
-  items: number;
-  annotators: number;
-  classes: number;
-  /** items × classes, row-major: the probability of each true class given all labels. */
-  posterior: Float64Array;
-  /** Per item, the most probable class (lowest on ties); MISSING (−1) for items nobody labelled. */
-  label: Int32Array;
+export interface DawidSkeneResult extends ConsensusFit {
   /** Estimated share of each true class among the labelled items. */
   classPrior: Float64Array;
   /** annotators × classes × classes: confusion[(j · K + true) · K + answered] = π_j[true][answered]. */
   confusion: Float64Array;
   /** Per annotator, estimated accuracy Σ_k p_k π_j[k][k]; null for an annotator with no labels. */
   accuracy: (number | null)[];
-  /** Labels each annotator gave. */
-  labelsPerAnnotator: Int32Array;
-  /** Log-likelihood after each E-step (non-decreasing when smoothing is 0). */
-  logLikelihood: number[];
-  iterations: number;
-  converged: boolean;
-  /** Distinct label patterns the fit ran over (how much work it really was). */
-  patterns: number;
 }
 
 export function dawidSkene(labels: ConsensusLabels | GroupedConsensusLabels, options: EmOptions = {}): DawidSkeneResult {
-  const { data, patterns } = grouped(labels);
-  const { tolerance, maxIterations, smoothing } = resolveEmOptions(options);
-  const { items, annotators, classes: K } = data;
+  const input = grouped(labels);
+  const { data, patterns } = input;
+  const em = resolveEmOptions(options);
+  const { smoothing } = em;
+  const { annotators, classes: K } = data;
   const G = patterns.count;
   const { weight, start, codes } = patterns;
 
   // Starting class indicators: each pattern's share of labels per class.
-  const T = new Float64Array(G * K);
-  for (let g = 0; g < G; g++) {
-    const n = start[g + 1]! - start[g]!;
-    for (let x = start[g]!; x < start[g + 1]!; x++) T[g * K + (codes[x]! % K)]! += 1 / n;
-  }
+  const T = voteShares(patterns, K);
 
   const prior = new Float64Array(K);
   const logPrior = new Float64Array(K);
   const confusion = new Float64Array(annotators * K * K);
   const logConfusion = new Float64Array(annotators * K * K);
-  const trace: number[] = [];
-  let converged = false;
-  let iterations = 0;
 
-  while (iterations < maxIterations) {
-    iterations++;
+  const run = runEm(em, () => {
     // M-step: class prior and confusion matrices from the current indicators.
     prior.fill(0);
     confusion.fill(0);
@@ -106,7 +86,7 @@ export function dawidSkene(labels: ConsensusLabels | GroupedConsensusLabels, opt
 
     // E-step: posterior class indicators and the log-likelihood of the parameters just estimated. A pattern with
     // every class impossible (only reachable with smoothing 0 and degenerate starts) keeps its old indicators.
-    const ll = patternsEStep(
+    return patternsEStep(
       patterns,
       K,
       T,
@@ -117,17 +97,12 @@ export function dawidSkene(labels: ConsensusLabels | GroupedConsensusLabels, opt
         for (let k = 0; k < K; k++) logp[k]! += logConfusion[base + k * K]!;
       },
     );
-    if (traceConverged(trace, ll, tolerance)) {
-      converged = true;
-      break;
-    }
-  }
+  });
 
-  const labelsPerAnnotator = new Int32Array(annotators);
-  for (let t = 0; t < data.annotator.length; t++) labelsPerAnnotator[data.annotator[t]!]!++;
+  const fit = consensusFit(input, T, prior, run);
   const accuracy: (number | null)[] = [];
   for (let j = 0; j < annotators; j++) {
-    if (labelsPerAnnotator[j] === 0) {
+    if (fit.labelsPerAnnotator[j] === 0) {
       accuracy.push(null);
       continue;
     }
@@ -135,20 +110,5 @@ export function dawidSkene(labels: ConsensusLabels | GroupedConsensusLabels, opt
     for (let k = 0; k < K; k++) a += prior[k]! * confusion[(j * K + k) * K + k]!;
     accuracy.push(a);
   }
-  const posterior = itemPosteriors(T, patterns, K, prior);
-  return {
-    items,
-    annotators,
-    classes: K,
-    posterior,
-    label: mostLikelyClasses(posterior, patterns, K),
-    classPrior: prior,
-    confusion,
-    accuracy,
-    labelsPerAnnotator,
-    logLikelihood: trace,
-    iterations,
-    converged,
-    patterns: G,
-  };
+  return { ...fit, classPrior: prior, confusion, accuracy };
 }

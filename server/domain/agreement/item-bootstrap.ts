@@ -19,7 +19,7 @@
  * and when every resample gives the same value (the labels agree perfectly on every item: no resample can differ).
  */
 import { bootstrapCoefficient, noInterval, MIN_ITEMS_FOR_INTERVAL, tooFewItems, type CoefficientInterval, type IntervalOptions } from "./interval";
-import { multinomialDraw } from "./random";
+import { multinomialDraw, type Rng } from "./random";
 
 /** Rated items grouped by their category counts. */
 export class ItemPatterns {
@@ -192,25 +192,41 @@ function coefficientInterval<E extends { reason: string | null }>(
   };
 }
 
+/**
+ * A resample's draw: `drawn` gets the multiplicity of each pattern (one multinomial draw of the items), `totals` the
+ * drawn ratings per category, Σ_p w_p n_pc; returns Σ_c totals_c², which both coefficients need.
+ */
+function drawCategoryTotals(selected: Selected, k: number, rng: Rng, drawn: Float64Array, totals: Float64Array): number {
+  const { counts, weights, items } = selected;
+  multinomialDraw(items, weights, rng, drawn);
+  totals.fill(0);
+  for (let p = 0; p < drawn.length; p++) {
+    const w = drawn[p]!;
+    if (w === 0) continue;
+    for (let c = 0; c < k; c++) totals[c]! += w * counts[p * k + c]!;
+  }
+  let sumSquares = 0;
+  for (let c = 0; c < k; c++) sumSquares += totals[c]! * totals[c]!;
+  return sumSquares;
+}
+
+/** Σ_p drawn_p · perPattern_p: a per-pattern figure summed over a resample. */
+function drawnSum(drawn: Float64Array, perPattern: Float64Array): number {
+  let sum = 0;
+  for (let p = 0; p < drawn.length; p++) if (drawn[p] !== 0) sum += drawn[p]! * perPattern[p]!;
+  return sum;
+}
+
 function drawFleiss(selected: Selected, k: number, options: IntervalOptions): CoefficientInterval {
-  const { counts, ratings, squares, weights, items } = selected;
+  const { ratings, squares, weights, items } = selected;
   const m = ratings[0]!;
   const drawn = new Float64Array(weights.length);
   const totals = new Float64Array(k);
   return bootstrapCoefficient(
     items,
     (rng) => {
-      multinomialDraw(items, weights, rng, drawn);
-      totals.fill(0);
-      let sumSquares = 0;
-      for (let p = 0; p < drawn.length; p++) {
-        const w = drawn[p]!;
-        if (w === 0) continue;
-        sumSquares += w * squares[p]!;
-        for (let c = 0; c < k; c++) totals[c]! += w * counts[p * k + c]!;
-      }
-      let T = 0;
-      for (let c = 0; c < k; c++) T += totals[c]! * totals[c]!;
+      const T = drawCategoryTotals(selected, k, rng, drawn, totals);
+      const sumSquares = drawnSum(drawn, squares);
       const Nm = items * m;
       const den = (m - 1) * (Nm * Nm - T);
       if (den === 0) return null;
@@ -230,7 +246,7 @@ export const krippendorffAlphaInterval = coefficientInterval<{ alpha: number | n
 );
 
 function drawAlpha(selected: Selected, k: number, options: IntervalOptions): CoefficientInterval {
-  const { counts, ratings, squares, weights, items } = selected;
+  const { ratings, squares, weights, items } = selected;
   // Per pattern, its disagreeing mass (m² − Σ n_c²) / (m − 1).
   const disagreement = new Float64Array(weights.length);
   for (let p = 0; p < weights.length; p++) disagreement[p] = (ratings[p]! * ratings[p]! - squares[p]!) / (ratings[p]! - 1);
@@ -239,19 +255,9 @@ function drawAlpha(selected: Selected, k: number, options: IntervalOptions): Coe
   return bootstrapCoefficient(
     items,
     (rng) => {
-      multinomialDraw(items, weights, rng, drawn);
-      totals.fill(0);
-      let n = 0;
-      let observed = 0;
-      for (let p = 0; p < drawn.length; p++) {
-        const w = drawn[p]!;
-        if (w === 0) continue;
-        n += w * ratings[p]!;
-        observed += w * disagreement[p]!;
-        for (let c = 0; c < k; c++) totals[c]! += w * counts[p * k + c]!;
-      }
-      let sumNc2 = 0;
-      for (let c = 0; c < k; c++) sumNc2 += totals[c]! * totals[c]!;
+      const sumNc2 = drawCategoryTotals(selected, k, rng, drawn, totals);
+      const n = drawnSum(drawn, ratings);
+      const observed = drawnSum(drawn, disagreement);
       const expected = n * n - sumNc2;
       if (expected === 0) return null;
       return 1 - ((n - 1) * observed) / expected;

@@ -122,25 +122,12 @@ export class KrippendorffAccumulator {
   result(categories: string[]): KrippendorffResult {
     const n = this.pairableValues;
     const base = { pairableUnits: this.pairableUnits, pairableValues: n, categories };
-    if (n === 0)
-      return {
-        ...base,
-        alpha: null,
-        reason: "no unit has two or more values, so nothing is pairable (n = 0)",
-        observedDisagreement: null,
-        expectedDisagreement: null,
-      };
+    const undefinedAlpha = (reason: string) => ({ ...base, alpha: null, reason, observedDisagreement: null, expectedDisagreement: null });
+    if (n === 0) return undefinedAlpha("no unit has two or more values, so nothing is pairable (n = 0)");
     let sumNc2 = 0;
     for (const t of this.valueTotals) sumNc2 += t * t;
     const expectedMass = n * n - sumNc2; // n (n − 1) D_e
-    if (expectedMass === 0)
-      return {
-        ...base,
-        alpha: null,
-        reason: "only one value occurs among the pairable values (D_e = 0): α is 0/0",
-        observedDisagreement: null,
-        expectedDisagreement: null,
-      };
+    if (expectedMass === 0) return undefinedAlpha("only one value occurs among the pairable values (D_e = 0): α is 0/0");
     let observedMass = 0; // n − Σ o_cc = n D_o
     for (let m = 2; m < this.disagreementByM.length; m++) if (this.disagreementByM[m]) observedMass += this.disagreementByM[m]! / (m - 1);
     return {

@@ -16,14 +16,16 @@
  * parameters, and keeps the run with the highest log-likelihood (same seed, same result).
  */
 import {
+  consensusFit,
   grouped,
-  itemPosteriors,
   patternsEStep,
-  mostLikelyClasses,
   resolveEmOptions,
-  traceConverged,
+  runEm,
+  voteShares,
+  type ConsensusFit,
   type ConsensusLabels,
   type EmOptions,
+  type EmRun,
   type GroupedConsensusLabels,
   type LabelPatterns,
 } from "./consensus";
@@ -37,46 +39,31 @@ export interface MaceOptions extends EmOptions {
   seed?: number;
 }
 
-export interface MaceResult {
-  items: number;
-  annotators: number;
-  classes: number;
-  /** items × classes, row-major: the probability of each true class given all labels. */
-  posterior: Float64Array;
-  /** Per item, the most probable class (lowest on ties); MISSING (−1) for items nobody labelled. */
-  label: Int32Array;
+export interface MaceResult extends ConsensusFit {
   /** Per annotator θ_j, the probability that a label reflects the truth rather than spam; null with no labels. */
   competence: (number | null)[];
   /** annotators × classes: spamming[j · K + l] = ξ_j[l], what annotator j answers when not paying attention. */
   spamming: Float64Array;
-  labelsPerAnnotator: Int32Array;
-  /** Log-likelihood after each E-step of the kept run. */
-  logLikelihood: number[];
-  iterations: number;
-  converged: boolean;
   /** Which run was kept (0 = the one started from the majority vote). */
   bestRestart: number;
   restarts: number;
-  patterns: number;
 }
 
-interface Fit {
+interface Fit extends EmRun {
   T: Float64Array;
   theta: Float64Array;
   xi: Float64Array;
-  trace: number[];
-  iterations: number;
-  converged: boolean;
 }
 
 export function mace(labels: ConsensusLabels | GroupedConsensusLabels, options: MaceOptions = {}): MaceResult {
-  const { data, patterns } = grouped(labels);
+  const input = grouped(labels);
+  const { data, patterns } = input;
   const em = resolveEmOptions(options);
   const restarts = options.restarts ?? 10;
   const seed = options.seed ?? 1;
   if (!Number.isInteger(restarts) || restarts < 1) throw new AgreementInputError(`restarts must be a positive integer, got ${restarts}`);
   if (!Number.isInteger(seed)) throw new AgreementInputError(`seed must be an integer, got ${seed}`);
-  const { items, annotators, classes: K } = data;
+  const { annotators, classes: K } = data;
   const rng = createRng(seed);
 
   let best: Fit | null = null;
@@ -90,33 +77,20 @@ export function mace(labels: ConsensusLabels | GroupedConsensusLabels, options: 
     }
   }
   const fit = best!;
-
-  const labelsPerAnnotator = new Int32Array(annotators);
-  for (let t = 0; t < data.annotator.length; t++) labelsPerAnnotator[data.annotator[t]!]!++;
-  const uniform = new Float64Array(K).fill(1 / K);
-  const posterior = itemPosteriors(fit.T, patterns, K, uniform);
+  const common = consensusFit(input, fit.T, new Float64Array(K).fill(1 / K), fit);
   return {
-    items,
-    annotators,
-    classes: K,
-    posterior,
-    label: mostLikelyClasses(posterior, patterns, K),
-    competence: Array.from(fit.theta, (t, j) => (labelsPerAnnotator[j] ? t : null)),
+    ...common,
+    competence: Array.from(fit.theta, (t, j) => (common.labelsPerAnnotator[j] ? t : null)),
     spamming: fit.xi,
-    labelsPerAnnotator,
-    logLikelihood: fit.trace,
-    iterations: fit.iterations,
-    converged: fit.converged,
     bestRestart,
     restarts,
-    patterns: patterns.count,
   };
 }
 
 function fitOnce(patterns: LabelPatterns, annotators: number, K: number, em: Required<EmOptions>, rng: Rng | null): Fit {
   const { count: G, weight, start, codes } = patterns;
-  const { smoothing, tolerance, maxIterations } = em;
-  const T = new Float64Array(G * K);
+  const { smoothing } = em;
+  const T = rng ? new Float64Array(G * K) : voteShares(patterns, K);
   const theta = new Float64Array(annotators);
   const xi = new Float64Array(annotators * K);
   const nonSpam = new Float64Array(annotators);
@@ -159,12 +133,8 @@ function fitOnce(patterns: LabelPatterns, annotators: number, K: number, em: Req
       for (let l = 0; l < K; l++) xi[j * K + l]! /= sum;
     }
   } else {
-    // From the majority vote: indicators are each item's shares of labels per class, and an even start on
-    // competence, so that the first M-step weighs agreement with the vote.
-    for (let g = 0; g < G; g++) {
-      const n = start[g + 1]! - start[g]!;
-      for (let x = start[g]!; x < start[g + 1]!; x++) T[g * K + (codes[x]! % K)]! += 1 / n;
-    }
+    // From the majority vote: indicators are each item's shares of labels per class (T above), and an even start
+    // on competence, so that the first M-step weighs agreement with the vote.
     theta.fill(0.5);
     xi.fill(1 / K);
     mStep();
@@ -174,18 +144,17 @@ function fitOnce(patterns: LabelPatterns, annotators: number, K: number, em: Req
   // Per code (annotator · K + answer), this iteration: log P(answer | true = answer) and log P(answer | true ≠ answer).
   const logSame = new Float64Array(annotators * K);
   const logOther = new Float64Array(annotators * K);
-  const trace: number[] = [];
-  let iterations = 0;
-  let converged = false;
-  while (iterations < maxIterations) {
-    iterations++;
+  const run = runEm(em, (iteration) => {
+    // The M-step between two E-steps (not after the last, so that the parameters returned are the ones the
+    // posteriors came from).
+    if (iteration > 1) mStep();
     for (let c = 0; c < annotators * K; c++) {
       const j = Math.floor(c / K);
       const spamPart = (1 - theta[j]!) * xi[c]!;
       logSame[c] = Math.log(theta[j]! + spamPart);
       logOther[c] = Math.log(spamPart);
     }
-    const ll = patternsEStep(
+    return patternsEStep(
       patterns,
       K,
       T,
@@ -197,12 +166,6 @@ function fitOnce(patterns: LabelPatterns, annotators: number, K: number, em: Req
         for (let k = 0; k < K; k++) logp[k]! += k === l ? same : other;
       },
     );
-    if (traceConverged(trace, ll, tolerance)) {
-      converged = true;
-      break;
-    }
-    // Not after the last E-step, so that the parameters returned are the ones the posteriors came from.
-    if (iterations < maxIterations) mStep();
-  }
-  return { T, theta, xi, trace, iterations, converged };
+  });
+  return { ...run, T, theta, xi };
 }

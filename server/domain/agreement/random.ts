@@ -73,27 +73,30 @@ export function binomialSample(n: number, p: number, rng: Rng): number {
 }
 
 /**
- * Counts of a multinomial draw of `n` items over categories with the given (non-negative integer) weights, the
- * same distribution as drawing n items with replacement from a population with those category counts. Done as a
- * chain of binomials, each on what is left: a handful of calls whatever n is.
+ * A multinomial draw as a chain of binomials, each on what is left: `binomial(n, p)` draws one (exactly or not, as the
+ * caller chose). A handful of calls whatever n is.
  */
-export function multinomialSample(n: number, weights: ArrayLike<number>, rng: Rng, out: Float64Array): Float64Array {
+function multinomialChain(n: number, weights: ArrayLike<number>, out: Float64Array, binomial: (n: number, p: number) => number): Float64Array {
   let left = n;
   let weightLeft = 0;
   for (let c = 0; c < weights.length; c++) weightLeft += weights[c]!;
   for (let c = 0; c < weights.length; c++) {
     const w = weights[c]!;
-    if (left === 0 || w === 0) {
-      out[c] = 0;
-    } else if (w >= weightLeft) {
-      out[c] = left;
-    } else {
-      out[c] = binomialSample(left, w / weightLeft, rng);
-    }
+    if (left === 0 || w === 0) out[c] = 0;
+    else if (w >= weightLeft) out[c] = left;
+    else out[c] = binomial(left, w / weightLeft);
     left -= out[c]!;
     weightLeft -= w;
   }
   return out;
+}
+
+/**
+ * Counts of a multinomial draw of `n` items over categories with the given (non-negative integer) weights, the
+ * same distribution as drawing n items with replacement from a population with those category counts.
+ */
+export function multinomialSample(n: number, weights: ArrayLike<number>, rng: Rng, out: Float64Array): Float64Array {
+  return multinomialChain(n, weights, out, (left, p) => binomialSample(left, p, rng));
 }
 
 /** Above this variance a binomial draw in multinomialDraw uses its normal approximation (error far below a bootstrap's own noise). */
@@ -106,25 +109,11 @@ const NORMAL_FROM_VARIANCE = 40;
  * every evaluator, site, run and campaign within a request.
  */
 export function multinomialDraw(n: number, weights: ArrayLike<number>, rng: Rng, out: Float64Array): Float64Array {
-  let left = n;
-  let weightLeft = 0;
-  for (let c = 0; c < weights.length; c++) weightLeft += weights[c]!;
-  for (let c = 0; c < weights.length; c++) {
-    const w = weights[c]!;
-    if (left === 0 || w === 0) out[c] = 0;
-    else if (w >= weightLeft) out[c] = left;
-    else {
-      const p = w / weightLeft;
-      const variance = left * p * (1 - p);
-      if (variance < NORMAL_FROM_VARIANCE) out[c] = binomialSample(left, p, rng);
-      else {
-        // Box–Muller from two uniforms of the seeded generator.
-        const z = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
-        out[c] = Math.min(left, Math.max(0, Math.round(left * p + z * Math.sqrt(variance))));
-      }
-    }
-    left -= out[c]!;
-    weightLeft -= w;
-  }
-  return out;
+  return multinomialChain(n, weights, out, (left, p) => {
+    const variance = left * p * (1 - p);
+    if (variance < NORMAL_FROM_VARIANCE) return binomialSample(left, p, rng);
+    // Box–Muller from two uniforms of the seeded generator.
+    const z = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+    return Math.min(left, Math.max(0, Math.round(left * p + z * Math.sqrt(variance))));
+  });
 }
