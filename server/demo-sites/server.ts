@@ -14,6 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { DEMO_SITES_DEFAULT_PORT, readEnvironment } from "../config";
+import { escapeHtml, htmlDocument } from "../domain/html";
 
 export { DEMO_SITES_DEFAULT_PORT };
 
@@ -37,25 +38,14 @@ const PAGE_SHELLS: Record<string, readonly [page: string, title: string]> = {
   "/wiki/search.html": ["search", "Search · Tidewater"],
 };
 
-const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
-
 /** A site's page: everything on it is drawn by the site's app.js (a module that imports its data.json). */
 export function pageShell(title: string, page: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="style.css">
-</head>
-<body data-page="${escapeHtml(page)}">
-<div id="root"></div>
-<script type="module" src="app.js"></script>
-</body>
-</html>
-`;
+  return htmlDocument({
+    title,
+    head: ['<link rel="icon" href="data:,">', '<link rel="stylesheet" href="style.css">'],
+    bodyAttributes: ` data-page="${escapeHtml(page)}"`,
+    body: '<div id="root"></div>\n<script type="module" src="app.js"></script>',
+  });
 }
 
 /** Each page's shell by URL path. */

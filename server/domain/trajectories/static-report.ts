@@ -4,6 +4,7 @@
  * (`data/index.js`, `data/t-<n>.js`) and the pages read it from there. Every text of a trajectory is hostile input:
  * the index is written here with every text escaped, and the player sets text with `textContent` only.
  */
+import { escapeHtml, htmlDocument } from "../html";
 import type { StepContent } from "../types";
 
 export interface ReportStep extends StepContent {
@@ -53,12 +54,6 @@ export interface ReportIndex {
   agreement: ReportAgreementRow[] | null;
 }
 
-const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
-}
-
 /**
  * A script that assigns `value` to `window[name]`. `<` is written as `\u003c` so that the text is safe even if someone
  * later inlines it in a page (a `</script>` in a thought would otherwise end the script there).
@@ -84,20 +79,7 @@ const fixed = (v: number | null): string => (v === null ? "–" : v.toFixed(3));
 
 function page(title: string, root: string, body: string, scripts: string[]): string {
   const tags = scripts.map((s) => `<script src="${escapeHtml(s)}"></script>`).join("\n");
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${root}report.css">
-</head>
-<body>
-${body}
-${tags}
-</body>
-</html>
-`;
+  return htmlDocument({ title, head: [`<link rel="stylesheet" href="${root}report.css">`], body: `${body}\n${tags}` });
 }
 
 function evaluationCells(t: Omit<ReportTrajectory, "steps">): string {
