@@ -25,7 +25,14 @@ interface RateCellLike {
 async function showTable(page: Page, figure: string) {
   const section = page.locator(`section[data-figure="${figure}"]`);
   const tableButton = section.getByRole("button", { name: "Table", exact: true });
-  if (await tableButton.count()) await tableButton.click();
+  if (await tableButton.count()) {
+    // The page arrives with its data, so the button is on screen before React has attached its handler: a click
+    // that early does nothing (a fresh-clone CI run at load 20 read no table row). Click until the figure shows it.
+    await expect(async () => {
+      await tableButton.click();
+      await expect(tableButton).toHaveAttribute("aria-pressed", "true", { timeout: 1_000 });
+    }).toPass();
+  }
   return section;
 }
 
