@@ -6,7 +6,8 @@
  *   executors (`.all()`, `.get()`, `.run()`, `.values()` on a query, `db.all(sql)`…), which PostgreSQL lacks.
  * - Tables come from `tablesOf(db)`, which gives the SQLite or the PostgreSQL table objects. The two schemas
  *   (db/schema, db/schema-pg) read back in the same JavaScript shapes, so the SQLite types describe both.
- * - A single row is `first(query.limit(1))`; rows changed are `affectedRows(result)`; hand-written SQL goes
+ * - A table's row by its key is `rowBy(db, table, { id })` (changed or deleted by key: `updateBy`, `deleteBy`); any
+ *   other single row is `first(query.limit(1))`; rows changed are `affectedRows(result)`; hand-written SQL goes
  *   through `rawAll` / `rawGet` / `rawRun`, and the few expressions the dialects spell differently through
  *   `sqlFor(db)`.
  * - Work that must not be seen half-done runs in `withTransaction(db, async () => …)`. Inside it, the same `db`
@@ -25,7 +26,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { drizzle as drizzleSqliteProxy, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
 import { SQLiteSyncDialect, type AnySQLiteColumn, type SQLiteInsertValue, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import { DrizzleQueryError, QueryPromise, getTableColumns, sql, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
+import { DrizzleQueryError, QueryPromise, and, eq, getTableColumns, getTableName, sql, type SQL, type SQLWrapper, type Table } from "drizzle-orm";
 import type pg from "pg";
 import * as sqliteSchema from "./schema/index";
 import * as pgSchema from "./schema-pg/index";
@@ -421,6 +422,78 @@ export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
 export function pickColumns<T extends Table, K extends keyof T["_"]["columns"] & string>(table: T, names: readonly K[]): Pick<T["_"]["columns"], K> {
   const columns = getTableColumns(table);
   return Object.fromEntries(names.map((name) => [name, columns[name]])) as Pick<T["_"]["columns"], K>;
+}
+
+/** Column values that pick out rows of a table: `{ id }`, `{ campaignId, itemNo }` (every value given, none null). */
+export type RowKey<T extends SQLiteTable> = Partial<T["$inferSelect"]>;
+
+/** The condition "every column of the key holds its value"; a key naming no column, an unknown one or no value is refused. */
+function keyCondition(table: SQLiteTable, key: Record<string, unknown>, value: (name: string, v: unknown) => unknown = (_, v) => v): SQL {
+  const columns = getTableColumns(table);
+  const names = Object.keys(key);
+  if (!names.length) throw new Error(`${getTableName(table)}: a row key needs at least one column (an empty one matches every row)`);
+  return and(
+    ...names.map((name) => {
+      const column = columns[name];
+      if (!column) throw new Error(`${getTableName(table)} has no column "${name}" to look a row up by`);
+      if (key[name] === undefined || key[name] === null) throw new Error(`${getTableName(table)}.${name}: a row key needs a value, got ${String(key[name])}`);
+      return eq(column, value(name, key[name]));
+    }),
+  )!;
+}
+
+/**
+ * The row of a table whose columns hold the key's values (`rowBy(db, t.tasks, { taskSetId, externalId })`), or
+ * undefined; with `names`, only those columns of it (`rowBy(db, t.trajectories, { id }, ["stepCount"])`).
+ */
+export async function rowBy<T extends SQLiteTable>(db: Db, table: T, key: RowKey<T>): Promise<T["$inferSelect"] | undefined>;
+export async function rowBy<T extends SQLiteTable, K extends ColumnName<T>>(
+  db: Db,
+  table: T,
+  key: RowKey<T>,
+  names: readonly K[],
+): Promise<Pick<T["$inferSelect"], K> | undefined>;
+export async function rowBy(db: Db, table: SQLiteTable, key: Record<string, unknown>, names?: readonly string[]): Promise<unknown> {
+  const rows = await selectOf(db, table, names).where(keyCondition(table, key)).limit(1);
+  return rows[0];
+}
+
+/** `rowBy` for the hot paths: the query is prepared once per connection under `name` (see `executePrepared`), the key's values its placeholders. */
+export async function preparedRowBy<T extends SQLiteTable>(db: Db, name: string, table: T, key: RowKey<T>): Promise<T["$inferSelect"] | undefined>;
+export async function preparedRowBy<T extends SQLiteTable, K extends ColumnName<T>>(
+  db: Db,
+  name: string,
+  table: T,
+  key: RowKey<T>,
+  names: readonly K[],
+): Promise<Pick<T["$inferSelect"], K> | undefined>;
+export async function preparedRowBy(db: Db, name: string, table: SQLiteTable, key: Record<string, unknown>, names?: readonly string[]): Promise<unknown> {
+  const build = () => selectOf(db, table, names).where(keyCondition(table, key, (column) => sql.placeholder(column)));
+  const rows = (await executePrepared(db, name, build, key)) as unknown[];
+  return rows[0];
+}
+
+type ColumnName<T extends SQLiteTable> = keyof T["$inferSelect"] & keyof T["_"]["columns"] & string;
+
+/** A select of a table's rows, whole or only the named columns. */
+function selectOf(db: Db, table: SQLiteTable, names?: readonly string[]) {
+  const columns: Record<string, AnySQLiteColumn> = getTableColumns(table);
+  return db.select(names ? pickColumns(table, names as never) : columns).from(table);
+}
+
+/** Sets these values on the rows of a table the key picks out; returns how many changed. */
+export async function updateBy<T extends SQLiteTable>(db: Db, table: T, key: RowKey<T>, values: Partial<SQLiteInsertValue<T>>): Promise<number> {
+  return affectedRows(
+    await db
+      .update(table as SQLiteTable)
+      .set(values as Record<string, unknown>)
+      .where(keyCondition(table, key)),
+  );
+}
+
+/** Deletes the rows of a table the key picks out (and what cascades from them); returns how many went. */
+export async function deleteBy<T extends SQLiteTable>(db: Db, table: T, key: RowKey<T>): Promise<number> {
+  return affectedRows(await db.delete(table as SQLiteTable).where(keyCondition(table, key)));
 }
 
 /** Inserts one row into a table with an integer `id` and returns the id it was given. */

@@ -3,7 +3,7 @@
  * (db/database.ts).
  */
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
-import { first, tablesOf, type Db } from "../database";
+import { first, rowBy, tablesOf, type Db } from "../database";
 import type { agentRuns as agentRunsTable, AgentRunRow, TaskRow, TaskSetRow, tasks as tasksTable } from "../schema/index";
 
 export type TaskValues = Omit<typeof tasksTable.$inferInsert, "id" | "taskSetId" | "createdAt">;
@@ -25,14 +25,7 @@ export async function ensureTaskSet(db: Db, v: { name: string; benchmark: string
 }
 
 export async function findTask(db: Db, taskSetId: number, externalId: string): Promise<TaskRow | undefined> {
-  const { tasks } = tablesOf(db);
-  return first(
-    db
-      .select()
-      .from(tasks)
-      .where(and(eq(tasks.taskSetId, taskSetId), eq(tasks.externalId, externalId)))
-      .limit(1),
-  );
+  return rowBy(db, tablesOf(db).tasks, { taskSetId, externalId });
 }
 
 /** Inserts or replaces a task definition (task files are authoritative). */
@@ -98,8 +91,7 @@ async function updateRunIfChanged(db: Db, existing: AgentRunRow, v: Omit<RunValu
 
 /** The run stored under this key. */
 export async function findRunByKey(db: Db, runKey: string): Promise<AgentRunRow | undefined> {
-  const { agentRuns } = tablesOf(db);
-  return first(db.select().from(agentRuns).where(eq(agentRuns.runKey, runKey)).limit(1));
+  return rowBy(db, tablesOf(db).agentRuns, { runKey });
 }
 
 /**
@@ -141,8 +133,7 @@ export async function deleteRunIfEmpty(db: Db, id: number): Promise<boolean> {
 }
 
 export async function getRun(db: Db, id: number): Promise<AgentRunRow | undefined> {
-  const { agentRuns } = tablesOf(db);
-  return first(db.select().from(agentRuns).where(eq(agentRuns.id, id)).limit(1));
+  return rowBy(db, tablesOf(db).agentRuns, { id });
 }
 
 export async function getTask(db: Db, id: number): Promise<{ task: TaskRow; taskSet: TaskSetRow } | undefined> {
@@ -165,19 +156,22 @@ export async function countTasksAndSets(db: Db): Promise<{ taskSets: number; tas
 /** A count(*) read as a number on both engines (PostgreSQL returns bigint counts as strings). */
 const countOf = (query: SQL) => sql<number>`(${query})`.mapWith(Number);
 
+/** What every list of task sets shows of one: its id, name and benchmark, and how many tasks it holds. */
+function taskSetHead(db: Db) {
+  const { taskSets } = tablesOf(db);
+  return {
+    id: taskSets.id,
+    name: taskSets.name,
+    benchmark: taskSets.benchmark,
+    // Aliased by hand: drizzle leaves a one-table select's columns unqualified, and an unqualified "id" in this
+    // subquery would be the task's own.
+    taskCount: countOf(sql`select count(*) from tasks t where t.task_set_id = "task_sets"."id"`),
+  };
+}
+
 export async function listTaskSets(db: Db) {
   const { taskSets } = tablesOf(db);
-  return db
-    .select({
-      id: taskSets.id,
-      name: taskSets.name,
-      benchmark: taskSets.benchmark,
-      // Aliased by hand: drizzle leaves a one-table select's columns unqualified, and an unqualified "id" in this
-      // subquery would be the task's own.
-      taskCount: countOf(sql`select count(*) from tasks t where t.task_set_id = "task_sets"."id"`),
-    })
-    .from(taskSets)
-    .orderBy(taskSets.name);
+  return db.select(taskSetHead(db)).from(taskSets).orderBy(taskSets.name);
 }
 
 export async function listRuns(db: Db): Promise<AgentRunRow[]> {
@@ -188,8 +182,7 @@ export async function listRuns(db: Db): Promise<AgentRunRow[]> {
 // ---- Read models for the task-set, task and run pages ----
 
 export async function getTaskSet(db: Db, id: number): Promise<TaskSetRow | undefined> {
-  const { taskSets } = tablesOf(db);
-  return first(db.select().from(taskSets).where(eq(taskSets.id, id)).limit(1));
+  return rowBy(db, tablesOf(db).taskSets, { id });
 }
 
 // Correlated subqueries name their tables explicitly: in a single-table select drizzle renders columns without
@@ -200,12 +193,9 @@ export async function listTaskSetSummaries(db: Db) {
   const { taskSets } = tablesOf(db);
   return db
     .select({
-      id: taskSets.id,
-      name: taskSets.name,
-      benchmark: taskSets.benchmark,
+      ...taskSetHead(db),
       description: taskSets.description,
       createdAt: taskSets.createdAt,
-      taskCount: countOf(sql`select count(*) from tasks t where t.task_set_id = task_sets.id`),
       trajectoryCount: countOf(sql`select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id`),
       answeredCount: countOf(
         sql`select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id and tr.outcome = 'answered'`,

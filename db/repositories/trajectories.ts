@@ -2,8 +2,8 @@
  * Trajectories and their steps: every query on them lives here, written once for SQLite and PostgreSQL
  * (db/database.ts).
  */
-import { and, asc, count, desc, eq, gt, gte, inArray, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { alias } from "drizzle-orm/sqlite-core";
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { alias, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import { pickColumns, dialectOf, first, rawAll, tablesOf, type Db, type Dialect, type Tables } from "../database";
 import * as staticTables from "../schema/index";
 import type { StepRow, steps as stepsTable } from "../schema/index";
@@ -490,24 +490,20 @@ export async function countTrajectoriesAndSteps(db: Db): Promise<{ trajectories:
   return { trajectories: t[0]?.n ?? 0, steps: s[0]?.n ?? 0 };
 }
 
+/** The values a text column holds, each once, in order, without null (what a filter offers to choose from). */
+async function distinctValues(db: Db, table: SQLiteTable, column: SQLiteColumn): Promise<string[]> {
+  const rows = await db.selectDistinct({ value: column }).from(table).where(isNotNull(column)).orderBy(column);
+  return rows.map((r) => r.value as string);
+}
+
 export async function distinctSites(db: Db): Promise<string[]> {
   const { tasks } = tablesOf(db);
-  const rows = await db
-    .selectDistinct({ site: tasks.site })
-    .from(tasks)
-    .where(sql`${tasks.site} is not null`)
-    .orderBy(tasks.site);
-  return rows.map((r) => r.site!);
+  return distinctValues(db, tasks, tasks.site);
 }
 
 export async function distinctModels(db: Db): Promise<string[]> {
   const { agentRuns } = tablesOf(db);
-  const rows = await db
-    .selectDistinct({ model: agentRuns.model })
-    .from(agentRuns)
-    .where(sql`${agentRuns.model} is not null`)
-    .orderBy(agentRuns.model);
-  return rows.map((r) => r.model!);
+  return distinctValues(db, agentRuns, agentRuns.model);
 }
 
 // ---- Read models for the browser and the player ----

@@ -7,12 +7,9 @@
  * The SQL is written once for both engines: `c.blind` is a boolean on PostgreSQL and 0/1 on SQLite, and either
  * is a condition as it stands.
  */
-import { and, eq, sql, type SQL } from "drizzle-orm";
-import { rawAll, rawGet, tablesOf, type Db } from "../../database";
-import { executePrepared } from "../prepared";
+import { sql, type SQL } from "drizzle-orm";
+import { preparedRowBy, rawAll, rawGet, tablesOf, type Db } from "../../database";
 import { userAnnotatorKey } from "../annotation/campaigns";
-
-const P = sql.placeholder;
 
 /** The user has no active label on item `ci` (an alias in the enclosing query). */
 function notLabelledBy(userId: string): SQL {
@@ -164,18 +161,7 @@ export async function recordReveal(db: Db, userId: string, trajectoryId: number)
 }
 
 export async function hasRevealed(db: Db, userId: string, trajectoryId: number): Promise<boolean> {
-  const { evaluationReveals } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    "hasRevealed",
-    () =>
-      db
-        .select({ userId: evaluationReveals.userId })
-        .from(evaluationReveals)
-        .where(and(eq(evaluationReveals.userId, P("userId")), eq(evaluationReveals.trajectoryId, P("trajectoryId")))),
-    { userId, trajectoryId },
-  );
-  return rows.length > 0;
+  return !!(await preparedRowBy(db, "hasRevealed", tablesOf(db).evaluationReveals, { userId, trajectoryId }, ["userId"]));
 }
 
 // ---------------------------------------------------------------- an annotator's scope

@@ -5,7 +5,7 @@
  * calls these inside one `withTransaction`.
  */
 import { and, asc, count, desc, eq, gt, inArray, isNull, max, ne, sql } from "drizzle-orm";
-import { insertReturningId, affectedRows, dialectOf, first, rawGet, rawRun, tablesOf, type Db } from "../../database";
+import { insertReturningId, affectedRows, dialectOf, first, preparedRowBy, rawGet, rawRun, rowBy, tablesOf, updateBy, type Db } from "../../database";
 import type { CampaignItemRow, CampaignRow } from "../../schema/index";
 import type { annotationCampaigns } from "../../schema/index";
 import type { ItemState } from "../../../server/domain/annotation/label-schema";
@@ -34,26 +34,11 @@ export async function insertCampaign(db: Db, v: CampaignValues): Promise<number>
 }
 
 export async function updateCampaign(db: Db, id: number, patch: Partial<CampaignValues>): Promise<void> {
-  const { annotationCampaigns } = tablesOf(db);
-  await db
-    .update(annotationCampaigns)
-    .set({ ...patch, updatedAt: new Date() })
-    .where(eq(annotationCampaigns.id, id));
+  await updateBy(db, tablesOf(db).annotationCampaigns, { id }, { ...patch, updatedAt: new Date() });
 }
 
 export async function getCampaign(db: Db, id: number): Promise<CampaignRow | undefined> {
-  const { annotationCampaigns } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    "getCampaign",
-    () =>
-      db
-        .select()
-        .from(annotationCampaigns)
-        .where(eq(annotationCampaigns.id, P("id"))),
-    { id },
-  );
-  return rows[0];
+  return preparedRowBy(db, "getCampaign", tablesOf(db).annotationCampaigns, { id });
 }
 
 /**
@@ -92,8 +77,7 @@ export async function getCampaignForMember(
 }
 
 export async function getCampaignByName(db: Db, name: string): Promise<CampaignRow | undefined> {
-  const { annotationCampaigns } = tablesOf(db);
-  return first(db.select().from(annotationCampaigns).where(eq(annotationCampaigns.name, name)).limit(1));
+  return rowBy(db, tablesOf(db).annotationCampaigns, { name });
 }
 
 export async function deleteCampaign(db: Db, id: number): Promise<void> {
@@ -209,18 +193,7 @@ const ANALYZE_AFTER_ITEMS = 200;
 
 /** A campaign's item by a key unique within the campaign: its number or its trajectory (one prepared query each). */
 async function campaignItemBy(db: Db, campaignId: number, key: "itemNo" | "trajectoryId", value: number): Promise<CampaignItemRow | undefined> {
-  const { campaignItems } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    `campaignItemBy_${key}`,
-    () =>
-      db
-        .select()
-        .from(campaignItems)
-        .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems[key], P("value")))),
-    { campaignId, value },
-  );
-  return rows[0];
+  return preparedRowBy(db, `campaignItemBy_${key}`, tablesOf(db).campaignItems, { campaignId, [key]: value });
 }
 
 /** An item by its campaign-local number (what annotators see instead of trajectory ids). */
@@ -229,8 +202,7 @@ export async function getItemByNumber(db: Db, campaignId: number, itemNo: number
 }
 
 export async function getItem(db: Db, itemId: number): Promise<CampaignItemRow | undefined> {
-  const { campaignItems } = tablesOf(db);
-  return first(db.select().from(campaignItems).where(eq(campaignItems.id, itemId)).limit(1));
+  return rowBy(db, tablesOf(db).campaignItems, { id: itemId });
 }
 
 /**
@@ -621,14 +593,7 @@ export async function upsertReservation(
 }
 
 export async function getReservation(db: Db, itemId: number, userId: string) {
-  const { reservations } = tablesOf(db);
-  return first(
-    db
-      .select()
-      .from(reservations)
-      .where(and(eq(reservations.itemId, itemId), eq(reservations.userId, userId)))
-      .limit(1),
-  );
+  return rowBy(db, tablesOf(db).reservations, { itemId, userId });
 }
 
 /** The items of a campaign the user put back with Skip (and was not handed again since), with when they did. */
@@ -690,18 +655,7 @@ export async function remainingForUser(db: Db, campaignId: number, userId: strin
 // ---------------------------------------------------------------- trajectories as campaigns select and number them
 
 export async function trajectoryStepCount(db: Db, trajectoryId: number): Promise<number | undefined> {
-  const { trajectories } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    "trajectoryStepCount",
-    () =>
-      db
-        .select({ n: trajectories.stepCount })
-        .from(trajectories)
-        .where(eq(trajectories.id, P("id"))),
-    { id: trajectoryId },
-  );
-  return rows[0]?.n;
+  return (await preparedRowBy(db, "trajectoryStepCount", tablesOf(db).trajectories, { id: trajectoryId }, ["stepCount"]))?.stepCount;
 }
 
 /** What import matching needs to know about every trajectory. */

@@ -3,7 +3,7 @@
  * the consolidated label of an item with the events that set it, and the rows label files are exported from.
  */
 import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
-import { first, tablesOf, type Db } from "../../database";
+import { first, preparedRowBy, rowBy, tablesOf, type Db } from "../../database";
 import type { ConsolidatedLabelRow, LabelRevisionRow, LabelRow } from "../../schema/index";
 import type {
   consolidatedLabels as ConsolidatedTable,
@@ -22,33 +22,11 @@ const P = sql.placeholder;
 // ---------------------------------------------------------------- labels
 
 export async function getLabelByKey(db: Db, itemId: number, annotatorKey: string): Promise<LabelRow | undefined> {
-  const { labels } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    "getLabelByKey",
-    () =>
-      db
-        .select()
-        .from(labels)
-        .where(and(eq(labels.itemId, P("itemId")), eq(labels.annotatorKey, P("annotatorKey")))),
-    { itemId, annotatorKey },
-  );
-  return rows[0];
+  return preparedRowBy(db, "getLabelByKey", tablesOf(db).labels, { itemId, annotatorKey });
 }
 
 export async function getLabel(db: Db, id: number): Promise<LabelRow | undefined> {
-  const { labels } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    "getLabel",
-    () =>
-      db
-        .select()
-        .from(labels)
-        .where(eq(labels.id, P("id"))),
-    { id },
-  );
-  return rows[0];
+  return preparedRowBy(db, "getLabel", tablesOf(db).labels, { id });
 }
 
 export async function insertLabel(db: Db, v: typeof LabelsTable.$inferInsert): Promise<LabelRow> {
@@ -160,34 +138,15 @@ export async function insertRevision(db: Db, v: typeof RevisionsTable.$inferInse
 }
 
 export async function getRevision(db: Db, id: number): Promise<LabelRevisionRow | undefined> {
-  const { labelRevisions } = tablesOf(db);
-  return first(db.select().from(labelRevisions).where(eq(labelRevisions.id, id)).limit(1));
+  return rowBy(db, tablesOf(db).labelRevisions, { id });
 }
 
 export async function getRevisionByKey(db: Db, idempotencyKey: string): Promise<LabelRevisionRow | undefined> {
-  const { labelRevisions } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    "getRevisionByKey",
-    () =>
-      db
-        .select()
-        .from(labelRevisions)
-        .where(eq(labelRevisions.idempotencyKey, P("key"))),
-    { key: idempotencyKey },
-  );
-  return rows[0];
+  return preparedRowBy(db, "getRevisionByKey", tablesOf(db).labelRevisions, { idempotencyKey });
 }
 
 export async function getRevisionOfLabel(db: Db, labelId: number, revision: number): Promise<LabelRevisionRow | undefined> {
-  const { labelRevisions } = tablesOf(db);
-  return first(
-    db
-      .select()
-      .from(labelRevisions)
-      .where(and(eq(labelRevisions.labelId, labelId), eq(labelRevisions.revision, revision)))
-      .limit(1),
-  );
+  return rowBy(db, tablesOf(db).labelRevisions, { labelId, revision });
 }
 
 export async function markRevisionUndone(db: Db, id: number, undoneBy: number): Promise<void> {
@@ -235,18 +194,7 @@ export async function itemHistory(db: Db, itemId: number): Promise<LabelRevision
 // ---------------------------------------------------------------- consolidated labels
 
 export async function getConsolidated(db: Db, itemId: number): Promise<ConsolidatedLabelRow | undefined> {
-  const { consolidatedLabels } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    "getConsolidated",
-    () =>
-      db
-        .select()
-        .from(consolidatedLabels)
-        .where(eq(consolidatedLabels.itemId, P("itemId"))),
-    { itemId },
-  );
-  return rows[0];
+  return preparedRowBy(db, "getConsolidated", tablesOf(db).consolidatedLabels, { itemId });
 }
 
 export async function upsertConsolidated(db: Db, v: typeof ConsolidatedTable.$inferInsert): Promise<void> {

@@ -1,6 +1,6 @@
 /** Pairwise campaigns' items and answers: the queries server/services/annotation/pairwise.ts runs. */
 import { and, asc, count, eq, inArray, notExists, sql } from "drizzle-orm";
-import { first, tablesOf, type Db } from "../../database";
+import { first, rowBy, tablesOf, type Db } from "../../database";
 import type { PairwiseOutcome } from "../../../server/domain/annotation/pairwise-pairs";
 
 export interface PairwiseItemRow {
@@ -37,14 +37,7 @@ export async function insertPairwiseItems(db: Db, rows: Omit<PairwiseItemRow, "i
 }
 
 export async function pairwiseItemByNumber(db: Db, campaignId: number, itemNo: number): Promise<PairwiseItemRow | undefined> {
-  const { pairwiseItems } = tablesOf(db);
-  return first(
-    db
-      .select()
-      .from(pairwiseItems)
-      .where(and(eq(pairwiseItems.campaignId, campaignId), eq(pairwiseItems.itemNo, itemNo)))
-      .limit(1),
-  );
+  return rowBy(db, tablesOf(db).pairwiseItems, { campaignId, itemNo });
 }
 
 /** Items of a campaign short of their answers that the user has not answered: what they may still be given. */
@@ -93,22 +86,8 @@ export interface PairwiseAnswerRow {
 }
 
 export async function pairwiseAnswerOf(db: Db, itemId: number, userId: string): Promise<PairwiseAnswerRow | undefined> {
-  const { pairwiseAnswers } = tablesOf(db);
-  return first(
-    db
-      .select({
-        id: pairwiseAnswers.id,
-        itemId: pairwiseAnswers.itemId,
-        userId: pairwiseAnswers.userId,
-        outcome: pairwiseAnswers.outcome,
-        revision: pairwiseAnswers.revision,
-        timeSpentMs: pairwiseAnswers.timeSpentMs,
-        updatedAt: pairwiseAnswers.updatedAt,
-      })
-      .from(pairwiseAnswers)
-      .where(and(eq(pairwiseAnswers.itemId, itemId), eq(pairwiseAnswers.userId, userId)))
-      .limit(1),
-  );
+  const columns = ["id", "itemId", "userId", "outcome", "revision", "timeSpentMs", "updatedAt"] as const;
+  return rowBy(db, tablesOf(db).pairwiseAnswers, { itemId, userId }, columns);
 }
 
 /** Stores a first answer or a revision of it, with its revision row; a first answer bumps the item's count. Run inside a transaction. */

@@ -4,7 +4,7 @@
  */
 import { and, asc, desc, eq, inArray, ne } from "drizzle-orm";
 import type { RuleAction, RuleTrigger } from "../../../server/domain/automation/rules";
-import { insertReturningId, tablesOf, type Db } from "../../database";
+import { deleteBy, insertReturningId, rowBy, tablesOf, updateBy, type Db } from "../../database";
 import type { AutomationRuleRow, AutomationRuleRunRow } from "../../schema/index";
 
 export interface RuleValues {
@@ -28,13 +28,11 @@ export async function listRules(db: Db): Promise<AutomationRuleRow[]> {
 }
 
 export async function getRule(db: Db, id: number): Promise<AutomationRuleRow | undefined> {
-  const { automationRules } = tablesOf(db);
-  return (await db.select().from(automationRules).where(eq(automationRules.id, id)))[0];
+  return rowBy(db, tablesOf(db).automationRules, { id });
 }
 
 export async function getRuleByName(db: Db, name: string): Promise<AutomationRuleRow | undefined> {
-  const { automationRules } = tablesOf(db);
-  return (await db.select().from(automationRules).where(eq(automationRules.name, name)))[0];
+  return rowBy(db, tablesOf(db).automationRules, { name });
 }
 
 export async function insertRule(db: Db, v: RuleValues & { createdBy: string | null }): Promise<number> {
@@ -42,17 +40,12 @@ export async function insertRule(db: Db, v: RuleValues & { createdBy: string | n
 }
 
 export async function updateRule(db: Db, id: number, patch: Partial<RuleValues>): Promise<void> {
-  const { automationRules } = tablesOf(db);
-  await db
-    .update(automationRules)
-    .set({ ...patch, updatedAt: new Date() })
-    .where(eq(automationRules.id, id));
+  await updateBy(db, tablesOf(db).automationRules, { id }, { ...patch, updatedAt: new Date() });
 }
 
 /** Deletes the rule with its runs and hits (they cascade). */
 export async function deleteRule(db: Db, id: number): Promise<void> {
-  const { automationRules } = tablesOf(db);
-  await db.delete(automationRules).where(eq(automationRules.id, id));
+  await deleteBy(db, tablesOf(db).automationRules, { id });
 }
 
 /** Enabled rules that run on this kind of arrival, oldest first. */

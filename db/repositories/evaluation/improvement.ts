@@ -4,7 +4,8 @@
  * verdicts of a judge under several prompt versions.
  */
 import { and, asc, count, desc, eq, inArray, max } from "drizzle-orm";
-import { insertReturningId, first, tablesOf, type Db } from "../../database";
+import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
+import { insertReturningId, first, rowBy, tablesOf, updateBy, type Db } from "../../database";
 import type { judgeAlignments, judgePromptVersions, judgeStressTests, JudgeAlignmentRow, JudgePromptVersionRow, JudgeStressTestRow } from "../../schema/index";
 
 // ---- alignment studies ----
@@ -16,36 +17,54 @@ export async function insertAlignment(db: Db, v: JudgeAlignmentValues): Promise<
 }
 
 export async function getAlignment(db: Db, id: number): Promise<JudgeAlignmentRow | undefined> {
-  const { judgeAlignments } = tablesOf(db);
-  return first(db.select().from(judgeAlignments).where(eq(judgeAlignments.id, id)).limit(1));
+  return rowBy(db, tablesOf(db).judgeAlignments, { id });
 }
 
 export async function getAlignmentByName(db: Db, name: string): Promise<JudgeAlignmentRow | undefined> {
-  const { judgeAlignments } = tablesOf(db);
-  return first(db.select().from(judgeAlignments).where(eq(judgeAlignments.name, name)).limit(1));
+  return rowBy(db, tablesOf(db).judgeAlignments, { name });
+}
+
+/** A study of a judge configuration against a campaign: an alignment study or a stress test. */
+type Study = typeof judgeAlignments | typeof judgeStressTests;
+
+/** What every list of studies shows of one: its own settings and its configuration's and campaign's names. */
+function studyColumns<S extends Study>(db: Db, study: S) {
+  const { judgeConfigs, annotationCampaigns } = tablesOf(db);
+  return {
+    id: study.id,
+    judgeConfigId: study.judgeConfigId,
+    configName: judgeConfigs.name,
+    campaignId: study.campaignId,
+    campaignName: annotationCampaigns.name,
+    k: study.k,
+    seed: study.seed,
+    createdAt: study.createdAt,
+  };
+}
+
+/** A query over studies with each one's configuration and campaign (the tables `studyColumns` names). */
+function withConfigAndCampaign<Q extends SQLiteSelect>(db: Db, query: Q, study: Study) {
+  const { judgeConfigs, annotationCampaigns } = tablesOf(db);
+  return query.innerJoin(judgeConfigs, eq(judgeConfigs.id, study.judgeConfigId)).innerJoin(annotationCampaigns, eq(annotationCampaigns.id, study.campaignId));
 }
 
 /** Studies, newest first, with their configuration's and campaign's names, part sizes and number of versions. */
 export async function listAlignments(db: Db, limit = 100) {
-  const { judgeAlignments, judgeConfigs, annotationCampaigns, judgePromptVersions } = tablesOf(db);
-  const rows = await db
-    .select({
-      id: judgeAlignments.id,
-      name: judgeAlignments.name,
-      judgeConfigId: judgeAlignments.judgeConfigId,
-      configName: judgeConfigs.name,
-      campaignId: judgeAlignments.campaignId,
-      campaignName: annotationCampaigns.name,
-      k: judgeAlignments.k,
-      heldOutShare: judgeAlignments.heldOutShare,
-      seed: judgeAlignments.seed,
-      calibrationIds: judgeAlignments.calibrationIds,
-      heldOutIds: judgeAlignments.heldOutIds,
-      createdAt: judgeAlignments.createdAt,
-    })
-    .from(judgeAlignments)
-    .innerJoin(judgeConfigs, eq(judgeConfigs.id, judgeAlignments.judgeConfigId))
-    .innerJoin(annotationCampaigns, eq(annotationCampaigns.id, judgeAlignments.campaignId))
+  const { judgeAlignments, judgePromptVersions } = tablesOf(db);
+  const rows = await withConfigAndCampaign(
+    db,
+    db
+      .select({
+        ...studyColumns(db, judgeAlignments),
+        name: judgeAlignments.name,
+        heldOutShare: judgeAlignments.heldOutShare,
+        calibrationIds: judgeAlignments.calibrationIds,
+        heldOutIds: judgeAlignments.heldOutIds,
+      })
+      .from(judgeAlignments)
+      .$dynamic(),
+    judgeAlignments,
+  )
     .orderBy(desc(judgeAlignments.id))
     .limit(limit);
   const ids = rows.map((r) => r.id);
@@ -133,37 +152,31 @@ export async function insertStressTest(db: Db, v: JudgeStressTestValues): Promis
 }
 
 export async function updateStressTest(db: Db, id: number, patch: Partial<JudgeStressTestValues>): Promise<void> {
-  const { judgeStressTests } = tablesOf(db);
-  await db.update(judgeStressTests).set(patch).where(eq(judgeStressTests.id, id));
+  await updateBy(db, tablesOf(db).judgeStressTests, { id }, patch);
 }
 
 export async function getStressTest(db: Db, id: number): Promise<JudgeStressTestRow | undefined> {
-  const { judgeStressTests } = tablesOf(db);
-  return first(db.select().from(judgeStressTests).where(eq(judgeStressTests.id, id)).limit(1));
+  return rowBy(db, tablesOf(db).judgeStressTests, { id });
 }
 
 /** Stress tests, newest first, with their configuration's and campaign's names and their batch's status. */
 export async function listStressTests(db: Db, limit = 100) {
-  const { judgeStressTests, judgeConfigs, annotationCampaigns, judgeBatches } = tablesOf(db);
-  const rows = await db
-    .select({
-      id: judgeStressTests.id,
-      judgeConfigId: judgeStressTests.judgeConfigId,
-      configName: judgeConfigs.name,
-      campaignId: judgeStressTests.campaignId,
-      campaignName: annotationCampaigns.name,
-      promptVersionId: judgeStressTests.promptVersionId,
-      k: judgeStressTests.k,
-      seed: judgeStressTests.seed,
-      perturbations: judgeStressTests.perturbations,
-      trajectoryIds: judgeStressTests.trajectoryIds,
-      batchId: judgeStressTests.batchId,
-      batchStatus: judgeBatches.status,
-      createdAt: judgeStressTests.createdAt,
-    })
-    .from(judgeStressTests)
-    .innerJoin(judgeConfigs, eq(judgeConfigs.id, judgeStressTests.judgeConfigId))
-    .innerJoin(annotationCampaigns, eq(annotationCampaigns.id, judgeStressTests.campaignId))
+  const { judgeStressTests, judgeBatches } = tablesOf(db);
+  const rows = await withConfigAndCampaign(
+    db,
+    db
+      .select({
+        ...studyColumns(db, judgeStressTests),
+        promptVersionId: judgeStressTests.promptVersionId,
+        perturbations: judgeStressTests.perturbations,
+        trajectoryIds: judgeStressTests.trajectoryIds,
+        batchId: judgeStressTests.batchId,
+        batchStatus: judgeBatches.status,
+      })
+      .from(judgeStressTests)
+      .$dynamic(),
+    judgeStressTests,
+  )
     .leftJoin(judgeBatches, eq(judgeBatches.id, judgeStressTests.batchId))
     .orderBy(desc(judgeStressTests.id))
     .limit(limit);

@@ -4,20 +4,14 @@
  * steps, and the human labels precision and recall are measured against.
  */
 import { and, asc, count, eq, inArray, isNotNull, sql } from "drizzle-orm";
-import type { ScannerRule } from "../../../server/domain/evaluation/scanners/definitions";
+import type { ScannerDefinition } from "../../../server/domain/evaluation/scanners/definitions";
 import type { LabelSchema, LabelVerdict } from "../../../server/domain/annotation/label-schema";
 import type { LabelAnswers } from "../../../server/domain/annotation/questions";
-import { tablesOf, withTransaction, type Db } from "../../database";
+import { deleteBy, rowBy, tablesOf, updateBy, withTransaction, type Db } from "../../database";
 import type { ScannerRow } from "../../schema/index";
 
-export interface StoredScannerValues {
-  key: string;
-  name: string;
-  description: string;
-  category: string;
-  rules: ScannerRule[];
-  minConsecutive: number;
-}
+/** A researcher's scanner as stored: its definition (the built-in ones are not stored). */
+export type StoredScannerValues = Omit<ScannerDefinition, "builtIn">;
 
 export async function listStoredScanners(db: Db): Promise<ScannerRow[]> {
   const { scanners } = tablesOf(db);
@@ -25,8 +19,7 @@ export async function listStoredScanners(db: Db): Promise<ScannerRow[]> {
 }
 
 export async function getStoredScanner(db: Db, key: string): Promise<ScannerRow | undefined> {
-  const { scanners } = tablesOf(db);
-  return (await db.select().from(scanners).where(eq(scanners.key, key)))[0];
+  return rowBy(db, tablesOf(db).scanners, { key });
 }
 
 export async function insertStoredScanner(db: Db, v: StoredScannerValues & { createdBy: string | null }): Promise<void> {
@@ -37,19 +30,14 @@ export async function insertStoredScanner(db: Db, v: StoredScannerValues & { cre
 /** Replaces a scanner's definition; its earlier results no longer describe it, so they go with the old version. */
 export async function updateStoredScanner(db: Db, key: string, v: Omit<StoredScannerValues, "key">): Promise<void> {
   await withTransaction(db, async (tx) => {
-    const { scanners } = tablesOf(tx);
-    await tx
-      .update(scanners)
-      .set({ ...v, updatedAt: new Date() })
-      .where(eq(scanners.key, key));
+    await updateBy(tx, tablesOf(tx).scanners, { key }, { ...v, updatedAt: new Date() });
     await deleteScannerResults(tx, key);
   });
 }
 
 export async function deleteStoredScanner(db: Db, key: string): Promise<void> {
   await withTransaction(db, async (tx) => {
-    const { scanners } = tablesOf(tx);
-    await tx.delete(scanners).where(eq(scanners.key, key));
+    await deleteBy(tx, tablesOf(tx).scanners, { key });
     await deleteScannerResults(tx, key);
   });
 }

@@ -4,8 +4,8 @@
  */
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { tablesOf, type Db } from "../../database";
-import type { VerdictCitationRow, VerdictCriterionRow } from "../../schema/index";
-import { ofJudgeSetting, type JudgeSetting } from "./verdicts";
+import type { verdictCitations, verdictCriteria, VerdictCitationRow, VerdictCriterionRow } from "../../schema/index";
+import { judgeSettingColumns, judgeSettingKey, ofJudgeSetting, type JudgeSetting } from "./verdicts";
 
 export type CriterionValues = Omit<VerdictCriterionRow, "id" | "verdictId">;
 export type CitationValues = Omit<VerdictCitationRow, "id" | "verdictId">;
@@ -30,30 +30,24 @@ export async function evidenceOfVerdicts(db: Db, verdictIds: number[]): Promise<
   if (verdictIds.length === 0) return out;
   const { verdictCriteria, verdictCitations } = tablesOf(db);
   const entry = (id: number) => out.get(id) ?? out.set(id, { criteria: [], citations: [] }).get(id)!;
-  const criteria = await db
-    .select()
-    .from(verdictCriteria)
-    .where(inArray(verdictCriteria.verdictId, verdictIds))
-    .orderBy(asc(verdictCriteria.verdictId), asc(verdictCriteria.position));
-  for (const c of criteria) entry(c.verdictId).criteria.push(c);
-  const citations = await db
-    .select()
-    .from(verdictCitations)
-    .where(inArray(verdictCitations.verdictId, verdictIds))
-    .orderBy(asc(verdictCitations.verdictId), asc(verdictCitations.position));
-  for (const c of citations) entry(c.verdictId).citations.push(c);
+  for (const c of await evidenceRows(db, verdictCriteria, verdictIds)) entry(c.verdictId).criteria.push(c);
+  for (const c of await evidenceRows(db, verdictCitations, verdictIds)) entry(c.verdictId).citations.push(c);
   return out;
+}
+
+/** The rows of one kind of evidence (criteria or citations) of some verdicts, by verdict, each verdict's in their order. */
+async function evidenceRows<T extends typeof verdictCriteria | typeof verdictCitations>(db: Db, table: T, verdictIds: number[]): Promise<T["$inferSelect"][]> {
+  const evidence = table as typeof verdictCriteria;
+  return db.select().from(evidence).where(inArray(evidence.verdictId, verdictIds)).orderBy(asc(evidence.verdictId), asc(evidence.position));
 }
 
 /** Per judge setting (evaluator, k, prompt version): verdicts with citations, citations, and how many could not be checked. */
 export async function citationTotals(db: Db, evaluatorKey?: string) {
   const { verdictCitations, evaluatorVerdicts } = tablesOf(db);
+  const setting = judgeSettingKey(db);
   return db
     .select({
-      evaluatorKey: evaluatorVerdicts.evaluatorKey,
-      evaluatorName: sql<string>`max(${evaluatorVerdicts.evaluatorName})`,
-      k: evaluatorVerdicts.k,
-      promptVersion: evaluatorVerdicts.promptVersion,
+      ...judgeSettingColumns(db),
       verdicts: sql<number>`count(distinct ${evaluatorVerdicts.id})`.mapWith(Number),
       citations: sql<number>`count(*)`.mapWith(Number),
       unverifiable: sql<number>`sum(case when ${verdictCitations.problem} is null then 0 else 1 end)`.mapWith(Number),
@@ -61,8 +55,8 @@ export async function citationTotals(db: Db, evaluatorKey?: string) {
     .from(verdictCitations)
     .innerJoin(evaluatorVerdicts, eq(evaluatorVerdicts.id, verdictCitations.verdictId))
     .where(evaluatorKey === undefined ? undefined : eq(evaluatorVerdicts.evaluatorKey, evaluatorKey))
-    .groupBy(evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion)
-    .orderBy(asc(evaluatorVerdicts.evaluatorKey), asc(evaluatorVerdicts.k), asc(evaluatorVerdicts.promptVersion));
+    .groupBy(...setting)
+    .orderBy(...setting.map((c) => asc(c)));
 }
 
 /** Every graded criterion of one judge setting, with its verdict's trajectory (for scoring criteria against people). */

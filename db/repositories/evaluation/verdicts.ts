@@ -5,7 +5,19 @@
  * configurations without a key (with `hasStoredKey` at most), so a router or an export cannot leak one.
  */
 import { and, asc, count, desc, eq, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
-import { pickColumns, insertReturningId, affectedRows, first, tablesOf, withTransaction, type Db, type Tables } from "../../database";
+import {
+  pickColumns,
+  insertReturningId,
+  affectedRows,
+  deleteBy,
+  first,
+  rowBy,
+  tablesOf,
+  updateBy,
+  withTransaction,
+  type Db,
+  type Tables,
+} from "../../database";
 import type { evaluatorVerdicts, judgeBatches, judgeConfigs, EvaluatorVerdictRow, JudgeBatchRow, JudgeConfigRow } from "../../schema/index";
 
 // ---- judge configurations ----
@@ -28,16 +40,11 @@ export async function insertJudgeConfig(db: Db, v: JudgeConfigValues): Promise<n
 }
 
 export async function updateJudgeConfig(db: Db, id: number, patch: Partial<JudgeConfigValues>): Promise<void> {
-  const { judgeConfigs } = tablesOf(db);
-  await db
-    .update(judgeConfigs)
-    .set({ ...patch, updatedAt: new Date() })
-    .where(eq(judgeConfigs.id, id));
+  await updateBy(db, tablesOf(db).judgeConfigs, { id }, { ...patch, updatedAt: new Date() });
 }
 
 export async function deleteJudgeConfig(db: Db, id: number): Promise<boolean> {
-  const { judgeConfigs } = tablesOf(db);
-  return affectedRows(await db.delete(judgeConfigs).where(eq(judgeConfigs.id, id))) > 0;
+  return (await deleteBy(db, tablesOf(db).judgeConfigs, { id })) > 0;
 }
 
 /** Judge configurations as they may be shown: every column (the key is kept in another table) and whether a key is stored. */
@@ -95,8 +102,7 @@ export interface JudgeEndpointSettingsRow {
 
 /** The admins' saved settings; nothing allowed beyond the environment until they save some. */
 export async function getJudgeEndpointSettings(db: Db): Promise<JudgeEndpointSettingsRow> {
-  const { judgeEndpointSettings } = tablesOf(db);
-  const row = await first(db.select().from(judgeEndpointSettings).where(eq(judgeEndpointSettings.id, 1)).limit(1));
+  const row = await rowBy(db, tablesOf(db).judgeEndpointSettings, { id: 1 });
   return row
     ? { allowedHosts: row.allowedHosts, allowLoopback: row.allowLoopback, updatedBy: row.updatedBy, updatedAt: row.updatedAt }
     : { allowedHosts: [], allowLoopback: false, updatedBy: null, updatedAt: null };
@@ -121,13 +127,11 @@ export async function insertJudgeBatch(db: Db, v: JudgeBatchValues): Promise<num
 }
 
 export async function updateJudgeBatch(db: Db, id: number, patch: Partial<JudgeBatchValues>): Promise<void> {
-  const { judgeBatches } = tablesOf(db);
-  await db.update(judgeBatches).set(patch).where(eq(judgeBatches.id, id));
+  await updateBy(db, tablesOf(db).judgeBatches, { id }, patch);
 }
 
 export async function getJudgeBatch(db: Db, id: number): Promise<JudgeBatchRow | undefined> {
-  const { judgeBatches } = tablesOf(db);
-  return first(db.select().from(judgeBatches).where(eq(judgeBatches.id, id)).limit(1));
+  return rowBy(db, tablesOf(db).judgeBatches, { id });
 }
 
 export async function listJudgeBatches(db: Db, limit = 50) {
@@ -181,6 +185,23 @@ export function ofJudgeSetting(db: Db, setting: JudgeSetting): SQL | undefined {
     eq(evaluatorVerdicts.k, setting.k),
     eq(evaluatorVerdicts.promptVersion, setting.promptVersion),
   );
+}
+
+/** The columns of a judge setting, to group verdicts by (with its evaluator's name: `judgeSettingColumns`). */
+export function judgeSettingKey(db: Db) {
+  const { evaluatorVerdicts } = tablesOf(db);
+  return [evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion] as const;
+}
+
+/** A judge setting's columns and its evaluator's name, in a query grouped by the setting (`judgeSettingKey`). */
+export function judgeSettingColumns(db: Db) {
+  const { evaluatorVerdicts } = tablesOf(db);
+  return {
+    evaluatorKey: evaluatorVerdicts.evaluatorKey,
+    evaluatorName: sql<string>`max(${evaluatorVerdicts.evaluatorName})`,
+    k: evaluatorVerdicts.k,
+    promptVersion: evaluatorVerdicts.promptVersion,
+  };
 }
 
 export interface VerdictIdentity extends JudgeSetting {
@@ -377,14 +398,12 @@ export async function verdictTotals(db: Db, f: VerdictFilter) {
 export async function listEvaluatorSummaries(db: Db) {
   const { evaluatorVerdicts } = tablesOf(db);
   const tally = (verdict: string) => sql<number>`sum(case when ${evaluatorVerdicts.verdict} = ${verdict} then 1 else 0 end)`.mapWith(Number);
+  const setting = judgeSettingKey(db);
   return db
     .select({
-      evaluatorKey: evaluatorVerdicts.evaluatorKey,
-      evaluatorName: sql<string>`max(${evaluatorVerdicts.evaluatorName})`,
+      ...judgeSettingColumns(db),
       kind: evaluatorVerdicts.kind,
       origin: evaluatorVerdicts.origin,
-      k: evaluatorVerdicts.k,
-      promptVersion: evaluatorVerdicts.promptVersion,
       total: count(),
       success: tally("success"),
       failure: tally("failure"),
@@ -392,14 +411,8 @@ export async function listEvaluatorSummaries(db: Db) {
       notEvaluable: tally("not_evaluable"),
     })
     .from(evaluatorVerdicts)
-    .groupBy(evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.kind, evaluatorVerdicts.origin, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion)
-    .orderBy(
-      asc(evaluatorVerdicts.evaluatorKey),
-      asc(evaluatorVerdicts.k),
-      asc(evaluatorVerdicts.promptVersion),
-      asc(evaluatorVerdicts.kind),
-      asc(evaluatorVerdicts.origin),
-    );
+    .groupBy(...setting, evaluatorVerdicts.kind, evaluatorVerdicts.origin)
+    .orderBy(...setting.map((c) => asc(c)), asc(evaluatorVerdicts.kind), asc(evaluatorVerdicts.origin));
 }
 
 export async function deleteVerdicts(db: Db, f: VerdictFilter): Promise<number> {

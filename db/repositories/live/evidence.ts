@@ -2,8 +2,8 @@
  * Deployment profiles (an admin's description of a benchmark deployment) and the evidence live runs leave beyond
  * their steps: per-step tabs, start times and prompts, and each trajectory's HAR.
  */
-import { and, asc, eq } from "drizzle-orm";
-import { insertReturningId, affectedRows, first, tablesOf, withTransaction, type Db } from "../../database";
+import { asc, eq } from "drizzle-orm";
+import { insertReturningId, deleteBy, first, rowBy, tablesOf, updateBy, withTransaction, type Db } from "../../database";
 import type { StoredDeploymentSite } from "../../schema/index";
 
 export async function listDeploymentProfileRows(db: Db) {
@@ -12,13 +12,11 @@ export async function listDeploymentProfileRows(db: Db) {
 }
 
 export async function getDeploymentProfileRow(db: Db, id: number) {
-  const { deploymentProfiles } = tablesOf(db);
-  return (await first(db.select().from(deploymentProfiles).where(eq(deploymentProfiles.id, id)).limit(1))) ?? null;
+  return (await rowBy(db, tablesOf(db).deploymentProfiles, { id })) ?? null;
 }
 
 export async function findDeploymentProfileRowByName(db: Db, name: string) {
-  const { deploymentProfiles } = tablesOf(db);
-  return (await first(db.select().from(deploymentProfiles).where(eq(deploymentProfiles.name, name)).limit(1))) ?? null;
+  return (await rowBy(db, tablesOf(db).deploymentProfiles, { name })) ?? null;
 }
 
 /** A stored deployment profile row. */
@@ -29,16 +27,11 @@ export async function insertDeploymentProfile(db: Db, v: { name: string; descrip
 }
 
 export async function updateDeploymentProfile(db: Db, id: number, v: { description: string | null; sites: StoredDeploymentSite[] }): Promise<void> {
-  const { deploymentProfiles } = tablesOf(db);
-  await db
-    .update(deploymentProfiles)
-    .set({ ...v, updatedAt: new Date() })
-    .where(eq(deploymentProfiles.id, id));
+  await updateBy(db, tablesOf(db).deploymentProfiles, { id }, { ...v, updatedAt: new Date() });
 }
 
 export async function deleteDeploymentProfile(db: Db, id: number): Promise<boolean> {
-  const { deploymentProfiles } = tablesOf(db);
-  return affectedRows(await db.delete(deploymentProfiles).where(eq(deploymentProfiles.id, id))) > 0;
+  return (await deleteBy(db, tablesOf(db).deploymentProfiles, { id })) > 0;
 }
 
 export interface StepEvidenceValues {
@@ -62,16 +55,7 @@ export async function stepEvidenceOf(db: Db, trajectoryId: number) {
 }
 
 export async function stepEvidenceAt(db: Db, trajectoryId: number, index: number) {
-  const { liveStepEvidence } = tablesOf(db);
-  return (
-    (await first(
-      db
-        .select()
-        .from(liveStepEvidence)
-        .where(and(eq(liveStepEvidence.trajectoryId, trajectoryId), eq(liveStepEvidence.index, index)))
-        .limit(1),
-    )) ?? null
-  );
+  return (await rowBy(db, tablesOf(db).liveStepEvidence, { trajectoryId, index })) ?? null;
 }
 
 /** Drops what an interrupted earlier attempt of a trajectory left (it starts over). */
@@ -92,22 +76,12 @@ export async function saveTrajectoryHar(db: Db, trajectoryId: number, v: { harHa
 }
 
 export async function trajectoryHarOf(db: Db, trajectoryId: number) {
-  const { liveTrajectoryHar } = tablesOf(db);
-  return (await first(db.select().from(liveTrajectoryHar).where(eq(liveTrajectoryHar.trajectoryId, trajectoryId)).limit(1))) ?? null;
+  return (await rowBy(db, tablesOf(db).liveTrajectoryHar, { trajectoryId })) ?? null;
 }
 
 /** The stored copy of a task's input image fetched from `source`, if a run fetched it before. */
 export async function storedInputImage(db: Db, taskId: number, source: string) {
-  const { taskInputImages } = tablesOf(db);
-  return (
-    (await first(
-      db
-        .select()
-        .from(taskInputImages)
-        .where(and(eq(taskInputImages.taskId, taskId), eq(taskInputImages.source, source)))
-        .limit(1),
-    )) ?? null
-  );
+  return (await rowBy(db, tablesOf(db).taskInputImages, { taskId, source })) ?? null;
 }
 
 /** Links a task's input image (from `source`) to its stored copy; the first run's copy is kept. */

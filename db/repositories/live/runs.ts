@@ -7,7 +7,7 @@
  * holds the job's lease, so a worker that lost its job (lease expired, taken over) cannot write over the new attempt.
  */
 import { and, asc, desc, eq, inArray, like, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { affectedRows, first, sqlFor, tablesOf, withTransaction, type Db } from "../../database";
+import { affectedRows, first, rowBy, sqlFor, tablesOf, withTransaction, type Db } from "../../database";
 import { insertMissingScreenshots, type ScreenshotValues } from "../screenshots";
 import { trajectoryWhere, type StepValues, type TrajectoryFilter } from "../trajectories";
 import { LIVE_JOB_TYPE, LIVE_RUN_KEY_PREFIX, liveGroupKey } from "../../../server/domain/live/live-jobs";
@@ -316,19 +316,7 @@ export async function liveTrajectoryRef(db: Db, trajectoryId: number) {
 
 /** What changes while a trajectory records: cheap to poll. */
 export async function trajectoryPulse(db: Db, trajectoryId: number) {
-  const { trajectories } = tablesOf(db);
-  return first(
-    db
-      .select({
-        stepCount: trajectories.stepCount,
-        outcome: trajectories.outcome,
-        outcomeDetail: trajectories.outcomeDetail,
-        updatedAt: trajectories.updatedAt,
-      })
-      .from(trajectories)
-      .where(eq(trajectories.id, trajectoryId))
-      .limit(1),
-  );
+  return rowBy(db, tablesOf(db).trajectories, { id: trajectoryId }, ["stepCount", "outcome", "outcomeDetail", "updatedAt"]);
 }
 
 // ---- task selection ----
