@@ -61,6 +61,9 @@ export const bytes = customType<{ data: Buffer; driverData: Buffer }>({
 export const cascadeId = <N extends string>(name: N, target: () => AnyPgColumn) => integer(name).notNull().references(target, { onDelete: "cascade" });
 
 /** A required text reference to a row whose deletion deletes this one (a user, a session…). */
+export const primaryCascadeId = <N extends string>(name: N, target: () => AnyPgColumn) =>
+  integer(name).primaryKey().references(target, { onDelete: "cascade" });
+
 export const cascadeKey = <N extends string>(name: N, target: () => AnyPgColumn) => text(name).notNull().references(target, { onDelete: "cascade" });
 
 /**
@@ -88,6 +91,7 @@ export const pgKit = {
   stamp: (name: string) => epochMs(name).notNull().default(nowMs),
   cascadeId,
   cascadeKey,
+  primaryCascadeId,
   // The columns an index callback receives on PostgreSQL can be ordered; drizzle-kit records the order on the column.
   desc: (column: ExtraConfigColumn) => column.desc(),
 } as unknown as SchemaKit;

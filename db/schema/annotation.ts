@@ -12,6 +12,7 @@
  * Labels are never deleted by the application: an undone first submit is marked `withdrawn`, not removed.
  */
 import { sql } from "drizzle-orm";
+import type { AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { AssignmentStrategy, GoldSource } from "../../server/domain/annotation/assignment";
 import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
 import type { DecisionConfidence, DisagreementSource, QaDecision } from "../../server/domain/annotation/protocols";
@@ -152,8 +153,7 @@ function campaignTables(k: SchemaKit, { users, trajectories }: Pick<AnnotationRe
     "reservations",
     {
       id: k.id(),
-      campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
-      itemId: k.cascadeId("item_id", () => campaignItems.id),
+      ...campaignItemColumns(k, { annotationCampaigns, campaignItems }),
       userId: k.cascadeKey("user_id", () => users.id),
       status: k.text("status").$type<"active" | "skipped">().notNull().default("active"),
       reservedAt: k.time("reserved_at").notNull(),
@@ -167,13 +167,20 @@ function campaignTables(k: SchemaKit, { users, trajectories }: Pick<AnnotationRe
 /** What the label tables reference: the users and trajectories, and the campaigns and their items. */
 type CampaignItemRefs = AnnotationRefs & Pick<ReturnType<typeof campaignTables>, "annotationCampaigns" | "campaignItems">;
 
-/** The campaign, item and trajectory a label (or its consolidated label) is of; deleting any of them deletes it. */
-function itemRefColumns(k: SchemaKit, { trajectories, annotationCampaigns, campaignItems }: CampaignItemRefs) {
+/**
+ * The campaign and item a row is of (a reservation, a label, a consolidation event, a reveal); deleting either
+ * deletes it.
+ */
+export function campaignItemColumns(k: SchemaKit, refs: { annotationCampaigns: { id: AnySQLiteColumn }; campaignItems: { id: AnySQLiteColumn } }) {
   return {
-    campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
-    itemId: k.cascadeId("item_id", () => campaignItems.id),
-    trajectoryId: k.cascadeId("trajectory_id", () => trajectories.id),
+    campaignId: k.cascadeId("campaign_id", () => refs.annotationCampaigns.id),
+    itemId: k.cascadeId("item_id", () => refs.campaignItems.id),
   };
+}
+
+/** The campaign, item and trajectory a label (or its consolidated label) is of; deleting any of them deletes it. */
+function itemRefColumns(k: SchemaKit, refs: CampaignItemRefs) {
+  return { ...campaignItemColumns(k, refs), trajectoryId: k.cascadeId("trajectory_id", () => refs.trajectories.id) };
 }
 
 /** What a label says of a trajectory: its verdict, the failure category and the first failing step, if any. */
@@ -328,8 +335,7 @@ function consolidationTables(k: SchemaKit, refs: CampaignItemRefs) {
     "consolidation_events",
     {
       id: k.id(),
-      campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
-      itemId: k.cascadeId("item_id", () => campaignItems.id),
+      ...campaignItemColumns(k, { annotationCampaigns, campaignItems }),
       /** State the item moved to. */
       state: k.text("state").$type<ItemState>().notNull(),
       /** The consolidated label after the event; null when the item lost it (labels changed, back to open/disputed). */
@@ -354,10 +360,7 @@ function consolidationTables(k: SchemaKit, refs: CampaignItemRefs) {
   const goldItems = k.table(
     "gold_items",
     {
-      itemId: k
-        .integer("item_id")
-        .primaryKey()
-        .references(() => campaignItems.id, { onDelete: "cascade" }),
+      itemId: k.primaryCascadeId("item_id", () => campaignItems.id),
       campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
       /**
        * The known answer: a failure answer must also name its category, when set, to count as correct; its failure

@@ -13,6 +13,10 @@ import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex,
 /** A required integer reference to a row whose deletion deletes this one (a campaign, an item, a trajectory…). */
 export const cascadeId = <N extends string>(name: N, target: () => AnySQLiteColumn) => integer(name).notNull().references(target, { onDelete: "cascade" });
 
+/** The key of a row that adds to one row of another table (a configuration's secret, an item's known answer): that row's id, deleted with it. */
+export const primaryCascadeId = <N extends string>(name: N, target: () => AnySQLiteColumn) =>
+  integer(name).primaryKey().references(target, { onDelete: "cascade" });
+
 /** A required text reference to a row whose deletion deletes this one (a user, a session…). */
 export const cascadeKey = <N extends string>(name: N, target: () => AnySQLiteColumn) => text(name).notNull().references(target, { onDelete: "cascade" });
 
@@ -52,6 +56,7 @@ export const sqliteKit = {
   stamp: <N extends string>(name: N) => integer(name, { mode: "timestamp_ms" }).notNull().default(nowMs),
   cascadeId,
   cascadeKey,
+  primaryCascadeId,
   /** An index key in descending order. */
   desc: (column: AnySQLiteColumn) => sql`${column} desc`,
 };

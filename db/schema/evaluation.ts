@@ -67,10 +67,7 @@ function judgeTables(k: SchemaKit) {
 
   /** A key stored server-side for one configuration. Never selected together with the configuration. */
   const judgeConfigSecrets = k.table("judge_config_secrets", {
-    configId: k
-      .integer("config_id")
-      .primaryKey()
-      .references(() => judgeConfigs.id, { onDelete: "cascade" }),
+    configId: k.primaryCascadeId("config_id", () => judgeConfigs.id),
     apiKey: k.text("api_key").notNull(),
     updatedAt: k.stamp("updated_at"),
   });

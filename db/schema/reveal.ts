@@ -6,7 +6,7 @@
  * and every existing measure stay on what people said before seeing the evaluator.
  */
 import type { LabelVerdict } from "../../server/domain/annotation/label-schema";
-import { annotationCampaigns, campaignItems, labels } from "./annotation";
+import { annotationCampaigns, campaignItemColumns, campaignItems, labels } from "./annotation";
 import { users } from "./auth";
 import { trajectories } from "./core";
 import { sqliteKit, type SchemaKit, type TableRefs } from "./columns";
@@ -22,8 +22,7 @@ export function revealTables(k: SchemaKit, { annotationCampaigns, campaignItems,
     "label_reveals",
     {
       id: k.id(),
-      campaignId: k.cascadeId("campaign_id", () => annotationCampaigns.id),
-      itemId: k.cascadeId("item_id", () => campaignItems.id),
+      ...campaignItemColumns(k, { annotationCampaigns, campaignItems }),
       labelId: k.cascadeId("label_id", () => labels.id),
       trajectoryId: k.cascadeId("trajectory_id", () => trajectories.id),
       annotatorKey: k.text("annotator_key").notNull(),

@@ -55,10 +55,7 @@ export function runnerTables(k: SchemaKit, { tasks, trajectories }: RunnerRefs) 
 
   /** The network log (HAR) of a live trajectory, content-addressed in the screenshot store. */
   const liveTrajectoryHar = k.table("live_trajectory_har", {
-    trajectoryId: k
-      .integer("trajectory_id")
-      .primaryKey()
-      .references(() => trajectories.id, { onDelete: "cascade" }),
+    trajectoryId: k.primaryCascadeId("trajectory_id", () => trajectories.id),
     harHash: k.text("har_hash").notNull(),
     bytes: k.integer("bytes").notNull(),
     entries: k.integer("entries").notNull(),
