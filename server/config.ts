@@ -52,6 +52,17 @@ export interface VerdictConfig {
    * rules (scripts/browser-user.sh) let its TCP reach these ports on 127.0.0.1 and nothing else.
    */
   runnerProxyPorts?: PortRange;
+  /** VERDICT_BROWSER_USER: the unprivileged user Chromium runs as when Verdict runs as root; unset = DEFAULT_BROWSER_USER. */
+  browserUser?: string;
+  /** VERDICT_RUNNER_NO_SANDBOX: Chromium runs without its sandbox (not recommended); unset = false. */
+  runnerNoSandbox?: boolean;
+  /** PORT: where the web server listens (Next sets it to the port it took); unset = DEFAULT_PORT. */
+  port?: number;
+  /**
+   * NODE_ENV is production (`npm start`, `next start`): sign-in is rate limited, and an unexpected error's details
+   * stay in the server log instead of the API's answer. Unset = false.
+   */
+  production?: boolean;
 }
 
 /** An inclusive range of TCP ports. */
@@ -59,6 +70,13 @@ export interface PortRange {
   from: number;
   to: number;
 }
+
+/** Chromium unless CHROMIUM_PATH names another: Debian's package. */
+export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
+/** The user Chromium runs as when Verdict runs as root, unless VERDICT_BROWSER_USER names another (scripts/browser-user.sh makes it). */
+export const DEFAULT_BROWSER_USER = "verdict-browser";
+/** The web server's port unless PORT says otherwise. */
+export const DEFAULT_PORT = 3000;
 
 /** Where egress proxies listen unless VERDICT_RUNNER_PROXY_PORTS says otherwise: below Linux's ephemeral ports. */
 export const DEFAULT_RUNNER_PROXY_PORTS: PortRange = { from: 24600, to: 24999 };
@@ -199,6 +217,19 @@ function parseFlag(t: string): boolean | { problem: string } {
   return { problem: `must be 1 or 0 (true/false, yes/no), ${got(t)}` };
 }
 const flag = (fallback: boolean) => field(parseFlag, fallback);
+
+/** One of `values`, as written; a problem listing them otherwise. */
+function oneOf<const V extends string>(values: readonly V[]): (t: string) => V | { problem: string } {
+  const listed = values.length > 1 ? `${values.slice(0, -1).join(", ")} or ${values[values.length - 1]}` : String(values[0]);
+  return (t) => ((values as readonly string[]).includes(t.trim()) ? (t.trim() as V) : { problem: `must be ${listed}, ${got(t)}` });
+}
+
+/** A system user name as useradd takes one: letters, digits, "_", "." and "-", not starting with "-" (it is passed to id and setpriv). */
+function systemUserName(t: string): string | { problem: string } {
+  const name = t.trim();
+  if (/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}$/.test(name)) return name;
+  return { problem: `must be a system user name (up to 32 letters, digits, "_", "." or "-", not starting with "-"), ${got(t)}` };
+}
 
 const url = (protocols: string[], example: string) =>
   field((t) => {
@@ -342,10 +373,15 @@ const VARIABLES = {
     default: String(DEFAULT_REPORT_RETENTION_DAYS),
     description: "Days a report built on the dashboard stays downloadable; then the workers (hourly) and `gc-screenshots` remove its zip",
   }),
-  PORT: v(field(parseWhole(1, 65535, "a TCP port (1–65535)"), 3000), {
+  PORT: v(field(parseWhole(1, 65535, "a TCP port (1–65535)"), DEFAULT_PORT), {
     group: "Web server",
-    default: "3000",
-    description: "Port of `npm start` / `next start`",
+    default: String(DEFAULT_PORT),
+    description: "Port of `npm start` / `next start` (Next sets it to the port it listens on); pages rendered on the server call the API there",
+  }),
+  NODE_ENV: v(field(oneOf(["development", "production", "test"])), {
+    group: "Web server",
+    default: "production under `npm start` / `next start`",
+    description: "Set by Next.js and the test runners; `production` rate-limits sign-in and keeps unexpected errors' details in the server log",
   }),
   VERDICT_WORKER_JOBS: v(workerJobKinds(), {
     group: "Workers",
@@ -449,25 +485,23 @@ const VARIABLES = {
       description: "Ports (comma-separated, ranges as 8000-8010) on which judges may call servers on this machine (vLLM 8000, Ollama 11434)",
     },
   ),
-  CHROMIUM_PATH: v(text(), { group: "Live runner", default: "/usr/bin/chromium", description: "Chromium used by the runner and the demo recorder" }),
-  VERDICT_BROWSER_USER: v(text(), {
+  CHROMIUM_PATH: v(text(), { group: "Live runner", default: DEFAULT_CHROMIUM_PATH, description: "Chromium used by the runner and the demo recorder" }),
+  VERDICT_BROWSER_USER: v(field(systemUserName, DEFAULT_BROWSER_USER), {
     group: "Live runner",
     default: "verdict-browser",
     description: "Unprivileged user Chromium runs as when Verdict runs as root",
   }),
-  VERDICT_RUNNER_NO_SANDBOX: v(text(), { group: "Live runner", default: "0", description: "1: run Chromium without its sandbox (not recommended)" }),
+  VERDICT_RUNNER_NO_SANDBOX: v(flag(false), { group: "Live runner", default: "0", description: "1: run Chromium without its sandbox (not recommended)" }),
   VERDICT_BROWSER_WS: v(url(["ws:", "wss:"], "ws://browsers:3000/playwright"), {
     group: "Live runner",
     default: "launch Chromium here",
     description: "Browser server the runner connects to instead of launching Chromium",
   }),
-  VERDICT_BROWSER_WS_PROTOCOL: v(
-    field(
-      (t) => (t.trim() === "playwright" || t.trim() === "cdp" ? (t.trim() as "playwright" | "cdp") : { problem: `must be playwright or cdp, ${got(t)}` }),
-      "playwright" as "playwright" | "cdp",
-    ),
-    { group: "Live runner", default: "playwright", description: "`playwright` (a Playwright browser server) or `cdp` (browserless, Chrome's DevTools port)" },
-  ),
+  VERDICT_BROWSER_WS_PROTOCOL: v(field<RemoteBrowserConfig["protocol"]>(oneOf(["playwright", "cdp"]), "playwright"), {
+    group: "Live runner",
+    default: "playwright",
+    description: "`playwright` (a Playwright browser server) or `cdp` (browserless, Chrome's DevTools port)",
+  }),
   VERDICT_RUNNER_PROXY_HOST: v(text(), {
     group: "Live runner",
     default: "127.0.0.1",
@@ -643,7 +677,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     dataDir,
     postgresUrl,
     dbPath: dbPath === ":memory:" ? dbPath : path.resolve(/*turbopackIgnore: true*/ dbPath),
-    chromiumPath: e.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    chromiumPath: e.CHROMIUM_PATH ?? DEFAULT_CHROMIUM_PATH,
     authSecret: e.VERDICT_AUTH_SECRET,
     baseUrl: e.VERDICT_BASE_URL,
     importLimits: importLimitsOf(e),
@@ -660,6 +694,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     remoteBrowser: e.VERDICT_BROWSER_WS !== undefined ? { wsEndpoint: e.VERDICT_BROWSER_WS, protocol: e.VERDICT_BROWSER_WS_PROTOCOL } : undefined,
     runnerProxyHost: e.VERDICT_RUNNER_PROXY_HOST?.trim(),
     runnerProxyPorts: e.VERDICT_RUNNER_PROXY_PORTS,
+    browserUser: e.VERDICT_BROWSER_USER,
+    runnerNoSandbox: e.VERDICT_RUNNER_NO_SANDBOX,
+    port: e.PORT,
+    production: e.NODE_ENV === "production",
   };
 }
 

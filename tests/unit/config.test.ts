@@ -49,6 +49,17 @@ describe("configuration defaults", () => {
     expect([e.PORT, e.VERDICT_RUNNER_CONCURRENCY, e.VERDICT_RUNNER_LEASE_MS, e.VERDICT_RUNNER_HEADLESS]).toEqual([3000, 2, 15_000, true]);
   });
 
+  it("the web server's port, production mode and the browser's settings are typed values", () => {
+    expect(loadConfig({})).toMatchObject({ port: 3000, production: false, browserUser: "verdict-browser", runnerNoSandbox: false });
+    expect(loadConfig({ PORT: "4100", NODE_ENV: "production", VERDICT_BROWSER_USER: " chromium-runner ", VERDICT_RUNNER_NO_SANDBOX: "1" })).toMatchObject({
+      port: 4100,
+      production: true,
+      browserUser: "chromium-runner",
+      runnerNoSandbox: true,
+    });
+    expect(loadConfig({ NODE_ENV: "test", VERDICT_RUNNER_NO_SANDBOX: "no" })).toMatchObject({ production: false, runnerNoSandbox: false });
+  });
+
   it("blank values count as unset", () => {
     expect(loadConfig({ VERDICT_S3_BUCKET: " ", CHROMIUM_PATH: "", VERDICT_MAX_BODY_BYTES: "" })).toMatchObject({
       objectStorage: undefined,
@@ -110,6 +121,12 @@ describe("configuration errors name the variable and the problem", () => {
     [{ VERDICT_MAX_BODY_BYTES: "12" }, 'VERDICT_MAX_BODY_BYTES must be a whole number of bytes, at least 1024, got "12"'],
     [{ VERDICT_BUSY_TIMEOUT_MS: "-1" }, 'VERDICT_BUSY_TIMEOUT_MS must be a whole number of milliseconds, at least 0, got "-1"'],
     [{ PORT: "70000" }, 'PORT must be a TCP port (1–65535), got "70000"'],
+    [{ NODE_ENV: "staging" }, 'NODE_ENV must be development, production or test, got "staging"'],
+    [{ VERDICT_RUNNER_NO_SANDBOX: "please" }, 'VERDICT_RUNNER_NO_SANDBOX must be 1 or 0 (true/false, yes/no), got "please"'],
+    [
+      { VERDICT_BROWSER_USER: "-u0" },
+      'VERDICT_BROWSER_USER must be a system user name (up to 32 letters, digits, "_", "." or "-", not starting with "-"), got "-u0"',
+    ],
     [{ VERDICT_RUNNER_CONCURRENCY: "0" }, 'VERDICT_RUNNER_CONCURRENCY must be a whole number of runs, at least 1, got "0"'],
     [
       { VERDICT_TRUSTED_ORIGINS: "https://a.example, not a url" },
