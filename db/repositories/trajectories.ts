@@ -67,28 +67,21 @@ function refColumns(t: Tables["trajectories"]) {
   return { id: t.id, runId: t.runId, taskId: t.taskId, attempt: t.attempt, contentHash: t.contentHash, identityHash: t.identityHash };
 }
 
+/** The stored trajectories (50 at most) whose identity or content hash is this one: those in `preferRunId` first, then oldest first. */
+async function trajectoriesWithHash(db: Db, kind: "identityHash" | "contentHash", hash: string, preferRunId?: number): Promise<StoredTrajectoryRef[]> {
+  const { trajectories } = tablesOf(db);
+  const rows = await db.select(refColumns(trajectories)).from(trajectories).where(eq(trajectories[kind], hash)).orderBy(asc(trajectories.id)).limit(50);
+  return [...rows.filter((r) => r.runId === preferRunId), ...rows.filter((r) => r.runId !== preferRunId)];
+}
+
 /** The stored trajectories of this identity: those in `preferRunId` first, then oldest first. */
 export async function findTrajectoriesByIdentity(db: Db, identityHash: string, preferRunId?: number): Promise<StoredTrajectoryRef[]> {
-  const { trajectories } = tablesOf(db);
-  const rows = await db
-    .select(refColumns(trajectories))
-    .from(trajectories)
-    .where(eq(trajectories.identityHash, identityHash))
-    .orderBy(asc(trajectories.id))
-    .limit(50);
-  return [...rows.filter((r) => r.runId === preferRunId), ...rows.filter((r) => r.runId !== preferRunId)];
+  return trajectoriesWithHash(db, "identityHash", identityHash, preferRunId);
 }
 
 /** A stored trajectory of this content hash (only imports compute comparable ones): in `preferRunId` first, else the oldest. */
 export async function findTrajectoryByContent(db: Db, contentHash: string, preferRunId?: number): Promise<StoredTrajectoryRef | undefined> {
-  const { trajectories } = tablesOf(db);
-  const rows = await db
-    .select(refColumns(trajectories))
-    .from(trajectories)
-    .where(eq(trajectories.contentHash, contentHash))
-    .orderBy(asc(trajectories.id))
-    .limit(50);
-  return rows.find((r) => r.runId === preferRunId) ?? rows[0];
+  return (await trajectoriesWithHash(db, "contentHash", contentHash, preferRunId))[0];
 }
 
 /** The trajectory at this place of a run (run, task, attempt is unique). */

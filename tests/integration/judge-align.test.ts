@@ -299,6 +299,36 @@ describeEachBackend("the alignment loop", (backend) => {
     });
     const view = await api.judge.alignment.versions({ id: alignment.id });
     expect(view.versions[0]!.measures.kappa.kappa).toBeCloseTo(1 / 6, 12);
+    // The study's batches, and the lists of studies and stress tests, name the configuration and campaign and count
+    // their parts.
+    expect(view.batches).toEqual([
+      expect.objectContaining({
+        id: run.batchId,
+        selectionLabel: "alignment R1 v1 (every item)",
+        status: "succeeded",
+        totalPairs: 10,
+        succeeded: 10,
+        failed: 0,
+        cancelled: 0,
+        variants: null,
+      }),
+    ]);
+    const [listed] = await api.judge.alignment.list();
+    expect(listed).toMatchObject({ id: alignment.id, name: "R1", configName: "judge", campaignName: "Study", k: "1", seed: 3, versions: 1 });
+    expect(listed!.calibration + listed!.heldOut).toBe(10);
+    expect(listed!.heldOut).toBe(alignment.heldOutIds.length);
+    expect(await api.judge.stress.list()).toEqual([
+      expect.objectContaining({
+        id: started.stressTestId,
+        configName: "judge",
+        campaignName: "Study",
+        k: "full",
+        perturbations: ["no-answer"],
+        batchId: started.batchId,
+        batchStatus: "succeeded",
+        trajectories: 10,
+      }),
+    ]);
 
     // The study page's split: every item with its part, people's label and site, and the same as CSV.
     const split = await api.judge.alignment.splitItems({ id: alignment.id });

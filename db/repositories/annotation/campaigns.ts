@@ -278,13 +278,8 @@ export async function setItemQaReviewed(db: Db, itemId: number, at: Date | null)
 
 /** What protocol compliance is computed from: each item's label count, state and QA review. */
 export async function complianceItems(db: Db, campaignId: number): Promise<{ labelCount: number; state: ItemState; qaDone: boolean }[]> {
-  const { campaignItems } = tablesOf(db);
-  const rows = await db
-    .select({ labelCount: campaignItems.labelCount, state: campaignItems.state, qaReviewedAt: campaignItems.qaReviewedAt })
-    .from(campaignItems)
-    .where(eq(campaignItems.campaignId, campaignId))
-    .orderBy(asc(campaignItems.id));
-  return rows.map((r) => ({ labelCount: r.labelCount, state: r.state, qaDone: r.qaReviewedAt !== null }));
+  const items = await campaignItemIds(db, campaignId);
+  return items.map((r) => ({ labelCount: r.labelCount, state: r.state, qaDone: r.qaReviewedAt !== null }));
 }
 
 /**

@@ -4,8 +4,9 @@
  * verdicts of a judge under several prompt versions.
  */
 import { and, asc, count, desc, eq, inArray, max } from "drizzle-orm";
-import type { SQLiteSelect } from "drizzle-orm/sqlite-core";
+import type { SelectedFields } from "drizzle-orm/sqlite-core";
 import { insertReturningId, first, rowBy, tablesOf, updateBy, type Db } from "../../database";
+import { batchProgressColumns } from "./verdicts";
 import type { judgeAlignments, judgePromptVersions, judgeStressTests, JudgeAlignmentRow, JudgePromptVersionRow, JudgeStressTestRow } from "../../schema/index";
 
 // ---- alignment studies ----
@@ -42,29 +43,26 @@ function studyColumns<S extends Study>(db: Db, study: S) {
   };
 }
 
-/** A query over studies with each one's configuration and campaign (the tables `studyColumns` names). */
-function withConfigAndCampaign<Q extends SQLiteSelect>(db: Db, query: Q, study: Study) {
+/** Studies of one kind, with `fields` beside what every list shows of them (`studyColumns`), joined to their configuration and campaign. */
+function selectStudies<S extends Study, F extends SelectedFields>(db: Db, study: S, fields: F) {
   const { judgeConfigs, annotationCampaigns } = tablesOf(db);
-  return query.innerJoin(judgeConfigs, eq(judgeConfigs.id, study.judgeConfigId)).innerJoin(annotationCampaigns, eq(annotationCampaigns.id, study.campaignId));
+  return db
+    .select({ ...studyColumns(db, study), ...fields })
+    .from(study as Study)
+    .innerJoin(judgeConfigs, eq(judgeConfigs.id, study.judgeConfigId))
+    .innerJoin(annotationCampaigns, eq(annotationCampaigns.id, study.campaignId))
+    .$dynamic();
 }
 
 /** Studies, newest first, with their configuration's and campaign's names, part sizes and number of versions. */
 export async function listAlignments(db: Db, limit = 100) {
   const { judgeAlignments, judgePromptVersions } = tablesOf(db);
-  const rows = await withConfigAndCampaign(
-    db,
-    db
-      .select({
-        ...studyColumns(db, judgeAlignments),
-        name: judgeAlignments.name,
-        heldOutShare: judgeAlignments.heldOutShare,
-        calibrationIds: judgeAlignments.calibrationIds,
-        heldOutIds: judgeAlignments.heldOutIds,
-      })
-      .from(judgeAlignments)
-      .$dynamic(),
-    judgeAlignments,
-  )
+  const rows = await selectStudies(db, judgeAlignments, {
+    name: judgeAlignments.name,
+    heldOutShare: judgeAlignments.heldOutShare,
+    calibrationIds: judgeAlignments.calibrationIds,
+    heldOutIds: judgeAlignments.heldOutIds,
+  })
     .orderBy(desc(judgeAlignments.id))
     .limit(limit);
   const ids = rows.map((r) => r.id);
@@ -127,17 +125,7 @@ export async function nextPromptVersionNumber(db: Db, alignmentId: number): Prom
 export async function alignmentBatches(db: Db, alignmentId: number) {
   const { judgeBatches } = tablesOf(db);
   return db
-    .select({
-      id: judgeBatches.id,
-      variants: judgeBatches.variants,
-      selectionLabel: judgeBatches.selectionLabel,
-      status: judgeBatches.status,
-      totalPairs: judgeBatches.totalPairs,
-      succeeded: judgeBatches.succeeded,
-      failed: judgeBatches.failed,
-      cancelled: judgeBatches.cancelled,
-      createdAt: judgeBatches.createdAt,
-    })
+    .select({ ...batchProgressColumns(db), variants: judgeBatches.variants })
     .from(judgeBatches)
     .where(eq(judgeBatches.alignmentId, alignmentId))
     .orderBy(desc(judgeBatches.id));
@@ -162,21 +150,13 @@ export async function getStressTest(db: Db, id: number): Promise<JudgeStressTest
 /** Stress tests, newest first, with their configuration's and campaign's names and their batch's status. */
 export async function listStressTests(db: Db, limit = 100) {
   const { judgeStressTests, judgeBatches } = tablesOf(db);
-  const rows = await withConfigAndCampaign(
-    db,
-    db
-      .select({
-        ...studyColumns(db, judgeStressTests),
-        promptVersionId: judgeStressTests.promptVersionId,
-        perturbations: judgeStressTests.perturbations,
-        trajectoryIds: judgeStressTests.trajectoryIds,
-        batchId: judgeStressTests.batchId,
-        batchStatus: judgeBatches.status,
-      })
-      .from(judgeStressTests)
-      .$dynamic(),
-    judgeStressTests,
-  )
+  const rows = await selectStudies(db, judgeStressTests, {
+    promptVersionId: judgeStressTests.promptVersionId,
+    perturbations: judgeStressTests.perturbations,
+    trajectoryIds: judgeStressTests.trajectoryIds,
+    batchId: judgeStressTests.batchId,
+    batchStatus: judgeBatches.status,
+  })
     .leftJoin(judgeBatches, eq(judgeBatches.id, judgeStressTests.batchId))
     .orderBy(desc(judgeStressTests.id))
     .limit(limit);

@@ -134,29 +134,37 @@ export async function getJudgeBatch(db: Db, id: number): Promise<JudgeBatchRow |
   return rowBy(db, tablesOf(db).judgeBatches, { id });
 }
 
+/** What every list of judge batches shows of one: its selection, status and how far its pairs got. */
+export function batchProgressColumns(db: Db) {
+  const { judgeBatches } = tablesOf(db);
+  return {
+    id: judgeBatches.id,
+    selectionLabel: judgeBatches.selectionLabel,
+    status: judgeBatches.status,
+    totalPairs: judgeBatches.totalPairs,
+    succeeded: judgeBatches.succeeded,
+    failed: judgeBatches.failed,
+    cancelled: judgeBatches.cancelled,
+    createdAt: judgeBatches.createdAt,
+  };
+}
+
 export async function listJudgeBatches(db: Db, limit = 50) {
   const { judgeBatches, judgeConfigs } = tablesOf(db);
   return db
     .select({
-      id: judgeBatches.id,
+      ...batchProgressColumns(db),
       judgeConfigId: judgeBatches.judgeConfigId,
       configName: judgeConfigs.name,
       model: judgeConfigs.model,
-      selectionLabel: judgeBatches.selectionLabel,
       // json_array_length exists on both engines (PostgreSQL's for its json type).
       trajectoryCount: sql<number>`json_array_length(${judgeBatches.trajectoryIds})`.mapWith(Number),
       kValues: judgeBatches.kValues,
       concurrency: judgeBatches.concurrency,
       force: judgeBatches.force,
-      status: judgeBatches.status,
-      totalPairs: judgeBatches.totalPairs,
       skippedExisting: judgeBatches.skippedExisting,
       estimatedCalls: judgeBatches.estimatedCalls,
       estimatedCostUsd: judgeBatches.estimatedCostUsd,
-      succeeded: judgeBatches.succeeded,
-      failed: judgeBatches.failed,
-      cancelled: judgeBatches.cancelled,
-      createdAt: judgeBatches.createdAt,
       startedAt: judgeBatches.startedAt,
       finishedAt: judgeBatches.finishedAt,
     })
