@@ -276,6 +276,25 @@ export async function reopenItem(db: Db, actor: Actor, input: { campaignId: numb
   });
 }
 
+/** A label as the adjudication and QA queues list it beside its item. */
+export interface LabelInBrief {
+  annotatorName: string;
+  verdict: string;
+  category: string | null;
+  firstFailingStep: number | null;
+}
+
+/** The active labels of these items in brief, by item, oldest first. */
+export async function labelsInBrief(db: Db, itemIds: number[]): Promise<Map<number, LabelInBrief[]>> {
+  const byItem = new Map<number, LabelInBrief[]>();
+  for (const l of await activeLabelsOfItems(db, itemIds)) {
+    const list = byItem.get(l.itemId) ?? [];
+    list.push({ annotatorName: l.annotatorName, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep });
+    byItem.set(l.itemId, list);
+  }
+  return byItem;
+}
+
 /** Items waiting for a decision (disputed), or already decided, with their labels in brief. */
 export async function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: number; states?: ItemState[]; page?: number; pageSize?: number }) {
   requireRole(actor, "researcher", "see the adjudication queue");
@@ -285,15 +304,10 @@ export async function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: n
   const { rows, total } = await listItemsInStates(db, campaign.id, q.states ?? ["disputed"], { offset: (page - 1) * pageSize, limit: pageSize });
   // A researcher who also labels blind in this campaign does not get the labels of trajectories still ahead of them.
   const visible = await visibleEvaluationFilter(db, actor.userId);
-  const byItem = new Map<number, LabelRow[]>();
-  for (const l of await activeLabelsOfItems(
+  const byItem = await labelsInBrief(
     db,
     rows.map((r) => r.itemId),
-  )) {
-    const list = byItem.get(l.itemId) ?? [];
-    list.push(l);
-    byItem.set(l.itemId, list);
-  }
+  );
   return {
     campaign: { id: campaign.id, name: campaign.name },
     total,
@@ -301,14 +315,7 @@ export async function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: n
     pageSize,
     items: rows.map((r) => ({
       ...r,
-      labels: visible.isVisible(r.trajectoryId)
-        ? (byItem.get(r.itemId) ?? []).map((l) => ({
-            annotatorName: l.annotatorName,
-            verdict: l.verdict,
-            category: l.category,
-            firstFailingStep: l.firstFailingStep,
-          }))
-        : [],
+      labels: visible.isVisible(r.trajectoryId) ? (byItem.get(r.itemId) ?? []) : [],
       hiddenByBlind: !visible.isVisible(r.trajectoryId),
     })),
   };

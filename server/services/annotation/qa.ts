@@ -12,13 +12,7 @@
  * never learn which agent made a trajectory, and address items by campaign-local number, as when labelling.
  */
 import type { Db } from "../../../db/database";
-import {
-  activeLabelsOfItems,
-  getConsolidated,
-  insertConsolidationEvent,
-  upsertConsolidated,
-  activeLabelsOfItem,
-} from "../../../db/repositories/annotation/labels";
+import { getConsolidated, insertConsolidationEvent, upsertConsolidated, activeLabelsOfItem } from "../../../db/repositories/annotation/labels";
 import { blindedOutsideCampaign, recordReveal } from "../../../db/repositories/access/blind-rule";
 import {
   getItemByNumber,
@@ -40,7 +34,7 @@ import { LabelValidationError, validateLabel, type LabelValues } from "../../dom
 import { QA_DECISIONS, qaStatusOf, type QaDecision } from "../../domain/annotation/protocols";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { requireCampaign } from "./campaign-lookup";
-import { basedOnOf, decisionMeta, decisionReason, reviewOfItem, saveConsolidatedLabel } from "./consolidation";
+import { basedOnOf, decisionMeta, decisionReason, labelsInBrief, reviewOfItem, saveConsolidatedLabel } from "./consolidation";
 import { assertMayViewEvaluations, BlindError, hideAgentInTrajectory, withAgentHidden } from "../access";
 import { withTransaction } from "../../../db/database";
 import { LABELLING_TRANSACTION } from "./transactions";
@@ -94,15 +88,10 @@ export async function qaQueue(db: Db, actor: Actor, q: { campaignId: number; sta
   );
   // Items the reviewer still labels blind in another campaign: listed, but without their labels (they cannot open them).
   const blinded = new Set(await blindedOutsideCampaign(db, actor.userId, campaign.id));
-  const byItem = new Map<number, { annotatorName: string; verdict: string; category: string | null; firstFailingStep: number | null }[]>();
-  for (const l of await activeLabelsOfItems(
+  const byItem = await labelsInBrief(
     db,
     rows.filter((r) => !blinded.has(r.trajectoryId)).map((r) => r.itemId),
-  )) {
-    const list = byItem.get(l.itemId) ?? [];
-    list.push({ annotatorName: l.annotatorName, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep });
-    byItem.set(l.itemId, list);
-  }
+  );
   return {
     campaign: { id: campaign.id, name: campaign.name },
     qaStage,
