@@ -35,6 +35,17 @@ export class ValidationError extends AppError {
   }
 }
 
+/** A value refused for a named field: the message begins with the field's name, which a form also reads from `field`. */
+export class FieldValidationError extends ValidationError {
+  constructor(
+    override readonly field: string,
+    message: string,
+  ) {
+    super(`${field}: ${message}`, field);
+    this.name = "FieldValidationError";
+  }
+}
+
 export class ConflictError extends AppError {
   constructor(message: string) {
     super("CONFLICT", message);

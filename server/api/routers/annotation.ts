@@ -9,7 +9,7 @@ import { CAMPAIGN_STATUSES } from "../../domain/annotation/campaign-status";
 import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
 import { trajectoryListInput, usesTriage } from "../../domain/trajectory-list-query";
 import { LABEL_IMPORT_PRESETS, labelImportMappingSchema } from "../../domain/annotation/label-io";
-import { ITEM_STATES, LABEL_VERDICTS, type LabelSchema } from "../../domain/annotation/label-schema";
+import { ITEM_STATES, LABEL_SCHEMA_SWITCHES, LABEL_VERDICTS, type LabelSchema } from "../../domain/annotation/label-schema";
 import { DECISION_CONFIDENCES, DISAGREEMENT_SOURCES, PROTOCOL_TEMPLATES, QA_DECISIONS, TEMPLATE_IDS } from "../../domain/annotation/protocols";
 import {
   addTrajectoriesToCampaign,
@@ -55,9 +55,11 @@ import {
   undoItemSubmit,
   updateCampaignSettings,
   warmItemImages,
+  type ItemPlayerReads,
 } from "../../services/annotation";
 import { assertMayTriage, assertTrajectoryBrowsable, visibleLabelsOfTrajectory } from "../../services/access";
-import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
+import type { Actor } from "../../domain/access/actor";
+import { authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 
 const id = z.number().int().positive();
 /** A campaign's item as annotators and reviewers name it: by its number, never its trajectory. */
@@ -73,22 +75,31 @@ const warmItemImagesInput = itemRef.extend({
   fromStep: z.number().int().nonnegative().default(0),
   raw: z.boolean().default(false),
 });
+/**
+ * The player's procedures on an item page, labelling or QA: the item's trajectory as that page may show it, a window of
+ * its steps, and its screenshots to warm. Each read is the page's own service call, which checks the item as the page
+ * does.
+ */
+function itemPlayerProcedures<T>(trajectory: (db: TrpcContext["db"], actor: Actor, campaignId: number, itemNo: number) => Promise<T>, reads: ItemPlayerReads) {
+  return {
+    trajectory: authedProcedure.input(itemRef).query(({ ctx, input }) => trajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+    steps: authedProcedure.input(itemStepWindowInput).query(({ ctx, input }) => reads.stepWindow(ctx.db, ctx.actor, input)),
+    warmImages: authedProcedure.input(warmItemImagesInput).mutation(async ({ ctx, input }) => ({ queued: await reads.warmImages(ctx, ctx.actor, input) })),
+  };
+}
+
+const labellingPlayer = itemPlayerProcedures(itemTrajectory, { stepWindow: itemStepWindow, warmImages: warmItemImages });
+const qaPlayer = itemPlayerProcedures(qaItemTrajectory, { stepWindow: qaItemStepWindow, warmImages: warmQaItemImages });
+
 const filter = trajectoryListInput.omit({ sort: true, dir: true, page: true, pageSize: true });
 
 const labelSchemaInput = z
   .object({
+    // The categories' text is checked by the service, whose errors name the field.
     categories: z.array(z.string()).optional(),
-    requireCategory: z.boolean().optional(),
-    allowUnsure: z.boolean().optional(),
-    firstFailingStep: z.boolean().optional(),
-    note: z.boolean().optional(),
-    agreementOn: z.enum(["verdict", "verdict_and_category"]).optional(),
-    allowNotExecutable: z.boolean().optional(),
-    requireFailureStep: z.boolean().optional(),
-    requireReasoning: z.boolean().optional(),
+    ...LABEL_SCHEMA_SWITCHES,
     // Each question is checked by the service, whose errors name the question.
     questions: z.array(z.record(z.string(), z.unknown())).max(50).optional(),
-    qaReview: z.boolean().optional(),
     // Checked by the service (length and count), whose errors name the field.
     markLabels: z.array(z.string()).max(100).optional(),
   })
@@ -355,13 +366,13 @@ export const labellingRouter = createTRPCRouter({
   mine: authedProcedure.input(itemRef).query(({ ctx, input }) => myItemLabel(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   /** The item's trajectory as the player shows it, with what the blind rule hides taken out. */
-  item: authedProcedure.input(itemRef).query(({ ctx, input }) => itemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  item: labellingPlayer.trajectory,
 
   /** Full details of a window of the item's steps (the player pages long trajectories; see itemStepWindow). */
-  itemSteps: authedProcedure.input(itemStepWindowInput).query(({ ctx, input }) => itemStepWindow(ctx.db, ctx.actor, input)),
+  itemSteps: labellingPlayer.steps,
 
   /** Encode an item's screenshots at the width the player shows them, starting from the current step. */
-  warmImages: authedProcedure.input(warmItemImagesInput).mutation(async ({ ctx, input }) => ({ queued: await warmItemImages(ctx, ctx.actor, input) })),
+  warmImages: labellingPlayer.warmImages,
 
   /** The annotator's recent labels in a campaign (to go back and revise). */
   done: authedProcedure
@@ -401,12 +412,8 @@ export const qaRouter = createTRPCRouter({
   /** One item's labels side by side and its consolidated label. */
   item: authedProcedure.input(itemRef).query(({ ctx, input }) => qaItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
-  /** The item's trajectory for the player (agent hidden from annotators). */
-  trajectory: authedProcedure.input(itemRef).query(({ ctx, input }) => qaItemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
-
-  steps: authedProcedure.input(itemStepWindowInput).query(({ ctx, input }) => qaItemStepWindow(ctx.db, ctx.actor, input)),
-
-  warmImages: authedProcedure.input(warmItemImagesInput).mutation(async ({ ctx, input }) => ({ queued: await warmQaItemImages(ctx, ctx.actor, input) })),
+  /** The item's trajectory for the player (agent hidden from annotators), a window of its steps, its images to warm. */
+  ...qaPlayer,
 
   /** Approve the consolidated label ("confirmed") or override it ("corrected"), with the reviewer's reasoning. */
   submit: authedProcedure

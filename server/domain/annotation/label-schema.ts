@@ -8,7 +8,7 @@
  * "unsure" is a value of its own (AgentRewardBench keeps it and leaves it out of agreement statistics); a campaign
  * may allow it.
  */
-import { ValidationError } from "../../errors";
+import { FieldValidationError } from "../../errors";
 import { z } from "zod";
 import { buildQuestions, QuestionError, validateAnswers, type LabelAnswers, type Question } from "./questions";
 import { MAX_MARK_LABEL_LENGTH, MAX_MARK_LABELS, type RegionMark } from "./region-marks";
@@ -91,35 +91,37 @@ export function defaultLabelSchema(): LabelSchema {
   };
 }
 
+/**
+ * The settings that are switches and choices: checked alike by the API's input (server/api/routers/annotation.ts)
+ * and by buildLabelSchema, so that the two name the same settings.
+ */
+export const LABEL_SCHEMA_SWITCHES = {
+  requireCategory: z.boolean().optional(),
+  allowUnsure: z.boolean().optional(),
+  firstFailingStep: z.boolean().optional(),
+  note: z.boolean().optional(),
+  agreementOn: z.enum(["verdict", "verdict_and_category"]).optional(),
+  allowNotExecutable: z.boolean().optional(),
+  requireFailureStep: z.boolean().optional(),
+  requireReasoning: z.boolean().optional(),
+  qaReview: z.boolean().optional(),
+};
+
 export const labelSchemaInput = z
   .object({
     categories: z
       .array(z.string().trim().min(1, "a category cannot be empty").max(80, "a category is at most 80 characters"))
       .max(MAX_CATEGORIES, `at most ${MAX_CATEGORIES} categories (keys 1–9 select them)`)
       .optional(),
-    requireCategory: z.boolean().optional(),
-    allowUnsure: z.boolean().optional(),
-    firstFailingStep: z.boolean().optional(),
-    note: z.boolean().optional(),
-    agreementOn: z.enum(["verdict", "verdict_and_category"]).optional(),
-    allowNotExecutable: z.boolean().optional(),
-    requireFailureStep: z.boolean().optional(),
-    requireReasoning: z.boolean().optional(),
+    ...LABEL_SCHEMA_SWITCHES,
     // Checked question by question in buildQuestions, whose errors name the question.
     questions: z.array(z.unknown()).optional(),
-    qaReview: z.boolean().optional(),
     markLabels: z.array(z.string().trim().min(1).max(MAX_MARK_LABEL_LENGTH)).max(MAX_MARK_LABELS).optional(),
   })
   .strict();
 
-export class LabelValidationError extends ValidationError {
-  constructor(
-    override readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`, field);
-    this.name = "LabelValidationError";
-  }
+export class LabelValidationError extends FieldValidationError {
+  override name = "LabelValidationError";
 }
 
 /** A complete schema from partial input over the defaults; errors name the field. */

@@ -7,7 +7,7 @@
  * questions on every submit; errors name the question so the annotator (or the script calling the API) knows
  * which answer to fix.
  */
-import { ValidationError } from "../../errors";
+import { FieldValidationError } from "../../errors";
 import { z } from "zod";
 
 export const QUESTION_TYPES = ["single_choice", "multiple_choice", "number", "text", "step_ref"] as const;
@@ -72,14 +72,8 @@ export const questionInput = z.discriminatedUnion("type", [
 ]);
 export type QuestionInput = z.input<typeof questionInput>;
 
-export class QuestionError extends ValidationError {
-  constructor(
-    override readonly field: string,
-    message: string,
-  ) {
-    super(`${field}: ${message}`, field);
-    this.name = "QuestionError";
-  }
+export class QuestionError extends FieldValidationError {
+  override name = "QuestionError";
 }
 
 /** Checks a campaign's question list (ids unique, options unique, min ≤ max); errors name the question. */

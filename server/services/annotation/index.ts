@@ -5,6 +5,7 @@
 export * from "./campaigns";
 export { requireCampaign } from "./campaign-lookup";
 export * from "./labelling";
+export type { ItemPlayerReads } from "./item-player";
 export * from "./consolidation";
 export * from "./io";
 export * from "./gold";

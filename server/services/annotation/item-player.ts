@@ -23,3 +23,6 @@ export function itemPlayerReads(check: ItemCheck) {
     },
   };
 }
+
+/** The player's reads of an item page (labelling or QA), as the routers serve them. */
+export type ItemPlayerReads = ReturnType<typeof itemPlayerReads>;
