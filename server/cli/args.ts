@@ -57,6 +57,13 @@ export function flagString(args: ParsedArgs, name: string): string | undefined {
   return typeof v === "string" ? v : undefined;
 }
 
+/** A flag the command cannot go without (given empty counts as missing); `message` says what to give. */
+export function requiredFlag(args: ParsedArgs, name: string, message = `--${name} is required`): string {
+  const v = flagString(args, name);
+  if (!v) throw new UsageError(message);
+  return v;
+}
+
 export function flagBool(args: ParsedArgs, name: string): boolean {
   return args.flags.get(name) === true;
 }

@@ -52,7 +52,7 @@ import {
 } from "../../services/evaluation";
 import { PERTURBATION_KINDS, type PerturbationKind } from "../../domain/evaluation/prompt-variants";
 import { parseK } from "../../domain/evaluation/verdicts";
-import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
+import { UsageError, flagBool, flagString, parseArgs, requiredFlag, type ParsedArgs } from "../args";
 import { answer, answerList, actionAndSubject } from "../answer";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
@@ -64,13 +64,6 @@ function intFlag(args: ParsedArgs, name: string, min: number, max: number): numb
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
   return Number(v);
-}
-
-/** A flag the command cannot go without; the message says what to give. */
-function requiredFlag(args: ParsedArgs, name: string, message: string): string {
-  const v = flagString(args, name);
-  if (!v) throw new UsageError(message);
-  return v;
 }
 
 /** A judge configuration named on the command line: its id when the text is a number, else its name. */

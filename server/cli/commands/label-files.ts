@@ -4,13 +4,13 @@
  * `labels export` and `labels import` (server/cli/commands/labels.ts). `export-labels` and `import-labels`, the
  * commands this used to be, stay one release as aliases that say so on stderr.
  */
-import fs from "node:fs";
 import path from "node:path";
 import type { AppContext } from "../../context";
 import { LABEL_FORMAT_DESCRIPTIONS, LABEL_FORMATS } from "../../domain/annotation/label-formats";
 import { exportLabelsAs, importLabelsAs } from "../../services/annotation";
 import { flagBool, flagString, UsageError, userPath, type ParsedArgs } from "../args";
 import { actorFromArgs, describeImport, importTarget, labelImportExit, positiveInt, readLabelFile } from "../label-args";
+import { answerExport } from "../answer";
 import type { CliCommand, CliIO } from "../types";
 
 export const FORMATS_HELP = LABEL_FORMATS.map((f) => `  ${f.padEnd(18)} ${LABEL_FORMAT_DESCRIPTIONS[f]}`).join("\n");
@@ -25,19 +25,8 @@ export async function exportLabelFile(app: AppContext, args: ParsedArgs, io: Cli
   const id = positiveInt(args.positionals[0], "campaign id");
   if (id === undefined) throw new UsageError("which campaign? give its id (see `npm run cli -- labels campaigns`)");
   const file = await exportLabelsAs(app.db, await actorFromArgs(app, args), id, format);
-  const outFlag = flagString(args, "out");
-  const out = outFlag === undefined ? undefined : userPath(io, outFlag);
-  const json = flagBool(args, "json");
-  if (!out) {
-    if (json) throw new UsageError("--json needs --out (the export itself would be stdout)");
-    io.stdout(file.body);
-  } else {
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, file.body);
-    if (json) io.stdout(JSON.stringify({ file: out, format, leftOut: file.leftOut }) + "\n");
-    else io.stderr(`Wrote ${outFlag} (${format})\n`);
-  }
-  if (file.leftOut && !json) io.stderr(`${file.leftOut} label(s) left out: ${format} cannot hold their verdict\n`);
+  answerExport(io, args, file.body, (out, typed) => ({ json: { file: out, format, leftOut: file.leftOut }, text: `Wrote ${typed} (${format})\n` }));
+  if (file.leftOut && !flagBool(args, "json")) io.stderr(`${file.leftOut} label(s) left out: ${format} cannot hold their verdict\n`);
   return 0;
 }
 

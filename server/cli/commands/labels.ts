@@ -11,6 +11,7 @@ import { exportCampaignLabels, importLabelsFile, listAllCampaigns, pairwisePrefe
 import { flagBool, flagString, parseArgs, UsageError, userPath, type ParsedArgs } from "../args";
 import { exportLabelFile, FORMATS_HELP, importLabelFile, isLabelFormat } from "./label-files";
 import { actorFromArgs, describeImport, importTarget, labelImportExit, positiveInt, readLabelBytes } from "../label-args";
+import { answerExport } from "../answer";
 import type { CliCommand, CliIO } from "../types";
 import type { AppContext } from "../../context";
 
@@ -57,19 +58,10 @@ function readMapping(file: string, resolved: string): LabelImportMapping {
 /** `labels export <id> --format preference-pairs`: a pairwise campaign's answers as JSONL. */
 async function exportPreferencePairs(app: AppContext, args: ParsedArgs, io: CliIO, id: number): Promise<number> {
   const file = await pairwisePreferencePairs(app.db, await actorFromArgs(app, args), id);
-  const outFlag = flagString(args, "out");
-  const json = flagBool(args, "json");
-  if (!outFlag) {
-    if (json) throw new UsageError("--json needs --out (the export itself would be stdout)");
-    io.stdout(file.jsonl);
-    return 0;
-  }
-  const out = userPath(io, outFlag);
-  fs.mkdirSync(path.dirname(out), { recursive: true });
-  fs.writeFileSync(out, file.jsonl);
-  if (json) io.stdout(JSON.stringify({ file: out, format: "preference-pairs", records: file.lines }) + "\n");
-  else io.stderr(`Wrote ${file.lines} preference pairs to ${outFlag}\n`);
-  return 0;
+  return answerExport(io, args, file.jsonl, (out, typed) => ({
+    json: { file: out, format: "preference-pairs", records: file.lines },
+    text: `Wrote ${file.lines} preference pairs to ${typed}\n`,
+  }));
 }
 
 export const labelsCommand: CliCommand = {
@@ -118,19 +110,8 @@ export const labelsCommand: CliCommand = {
       if (isLabelFormat(format)) return exportLabelFile(app, args, io, format);
       if (format !== "csv" && format !== "jsonl") throw new UsageError(`unknown --format ${JSON.stringify(format)}; csv, jsonl or one of:\n${FORMATS_HELP}`);
       const file = await exportCampaignLabels(app.db, await actorFromArgs(app, args), id, format);
-      const outFlag = flagString(args, "out");
-      if (!outFlag) {
-        if (json) throw new UsageError("--json needs --out (the export itself would be stdout)");
-        io.stdout(file.body);
-        return 0;
-      }
-      const out = userPath(io, outFlag);
-      fs.mkdirSync(path.dirname(out), { recursive: true });
-      fs.writeFileSync(out, file.body);
       const records = file.body.split("\n").filter((l) => l.trim() !== "").length - (format === "csv" ? 1 : 0);
-      if (json) io.stdout(JSON.stringify({ file: out, format, records }) + "\n");
-      else io.stderr(`Wrote ${records} records to ${outFlag}\n`);
-      return 0;
+      return answerExport(io, args, file.body, (out, typed) => ({ json: { file: out, format, records }, text: `Wrote ${records} records to ${typed}\n` }));
     }
 
     if (sub === "import") {

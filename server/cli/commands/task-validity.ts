@@ -1,9 +1,8 @@
-import fs from "node:fs";
-import path from "node:path";
 import { getAppContext } from "../../context";
 import { ledgerCsv } from "../../domain/catalog/task-validity";
 import { taskValidityLedger } from "../../services/catalog";
-import { flagBool, flagString, parseArgs, UsageError, userPath } from "../args";
+import { flagString, parseArgs, UsageError } from "../args";
+import { answerExport } from "../answer";
 import type { CliCommand } from "../types";
 
 export const taskValidityCommand: CliCommand = {
@@ -23,17 +22,9 @@ export const taskValidityCommand: CliCommand = {
       taskSetId: setText === undefined ? undefined : Number(setText),
     });
     const body = format === "csv" ? ledgerCsv(entries) : JSON.stringify(entries, null, 2) + "\n";
-    const outFlag = flagString(args, "out");
-    if (!outFlag) {
-      if (flagBool(args, "json")) throw new UsageError("--json needs --out (the export itself would be stdout)");
-      io.stdout(body);
-      return 0;
-    }
-    const out = userPath(io, outFlag);
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, body);
-    if (flagBool(args, "json")) io.stdout(JSON.stringify({ file: out, format, revisions: entries.length }) + "\n");
-    else io.stderr(`Wrote ${entries.length} revision${entries.length === 1 ? "" : "s"} of ${new Set(entries.map((e) => e.taskId)).size} tasks to ${outFlag}\n`);
-    return 0;
+    return answerExport(io, args, body, (out, typed) => ({
+      json: { file: out, format, revisions: entries.length },
+      text: `Wrote ${entries.length} revision${entries.length === 1 ? "" : "s"} of ${new Set(entries.map((e) => e.taskId)).size} tasks to ${typed}\n`,
+    }));
   },
 };

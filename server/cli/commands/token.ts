@@ -6,7 +6,8 @@ import { getAppContext } from "../../context";
 import { findAccountByEmail, apiTokensOf, createApiToken, revokeToken } from "../../services/accounts";
 import { DEFAULT_TOKEN_DAYS } from "../../domain/access/api-tokens";
 import { AppError } from "../../errors";
-import { flagBool, flagString, parseArgs, UsageError } from "../args";
+import { flagBool, flagString, parseArgs, requiredFlag, UsageError } from "../args";
+import { answerOnStdout } from "../answer";
 import { formatTable } from "../table";
 import type { CliCommand } from "../types";
 
@@ -18,11 +19,6 @@ const USAGE = [
   `A token acts as its owner with the owner's role. --scope defaults to read, --days to ${DEFAULT_TOKEN_DAYS}. The token is printed once.`,
 ].join("\n");
 
-function need(value: string | undefined, flag: string): string {
-  if (value === undefined || value === "") throw new UsageError(`--${flag} is required`);
-  return value;
-}
-
 const day = (d: Date | null) => (d ? d.toISOString().slice(0, 16).replace("T", " ") : "never");
 
 export const tokenCommand: CliCommand = {
@@ -33,11 +29,10 @@ export const tokenCommand: CliCommand = {
     const [sub, ...rest] = argv;
     const args = parseArgs(rest, { valueFlags: ["email", "name", "scope", "days", "id"], boolFlags: ["json"] });
     const json = flagBool(args, "json");
-    const out = (obj: unknown, human: string) => (json ? io.stdout(JSON.stringify(obj) + "\n") : io.stdout(human + "\n"));
     if (args.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const app = getAppContext(io.env);
     const owner = async () => {
-      const email = need(flagString(args, "email"), "email");
+      const email = requiredFlag(args, "email");
       const u = await findAccountByEmail(app, email);
       if (!u) throw new AppError("NOT_FOUND", `No account with email ${email}`);
       return u;
@@ -49,11 +44,13 @@ export const tokenCommand: CliCommand = {
         const days = daysText === undefined ? undefined : Number(daysText);
         const made = await createApiToken(app, "command line", {
           ownerId: user.id,
-          name: need(flagString(args, "name"), "name"),
+          name: requiredFlag(args, "name"),
           scope: flagString(args, "scope") ?? "read",
           days,
         });
-        out(
+        answerOnStdout(
+          io,
+          json,
           { token: made.token, ...made.listing },
           `Token ${made.listing.id} "${made.listing.name}" for ${user.email} (${made.listing.scope}, expires ${day(made.listing.expiresAt)} UTC):\n${made.token}\nShown once: store it now.`,
         );
@@ -62,7 +59,9 @@ export const tokenCommand: CliCommand = {
       case "list": {
         const user = await owner();
         const tokens = await apiTokensOf(app, "command line", user.id);
-        out(
+        answerOnStdout(
+          io,
+          json,
           { tokens },
           tokens.length
             ? formatTable(
@@ -82,10 +81,10 @@ export const tokenCommand: CliCommand = {
         return 0;
       }
       case "revoke": {
-        const id = Number(need(flagString(args, "id"), "id"));
+        const id = Number(requiredFlag(args, "id"));
         if (!Number.isInteger(id) || id <= 0) throw new UsageError("--id: a token id (see token list)");
         const t = await revokeToken(app, "command line", id);
-        out({ token: t }, `Token ${t.id} "${t.name}" is revoked`);
+        answerOnStdout(io, json, { token: t }, `Token ${t.id} "${t.name}" is revoked`);
         return 0;
       }
       default:

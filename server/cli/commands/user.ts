@@ -5,7 +5,8 @@
 import { getAppContext } from "../../context";
 import { changeRole, createAccount, findAccountByEmail, generatePassword, listAccounts, parseRole, setPassword } from "../../services/accounts";
 import { AppError } from "../../errors";
-import { flagBool, flagString, parseArgs, UsageError } from "../args";
+import { flagBool, flagString, parseArgs, requiredFlag, UsageError } from "../args";
+import { answerOnStdout } from "../answer";
 import { formatTable } from "../table";
 import type { CliCommand } from "../types";
 
@@ -18,11 +19,6 @@ const USAGE = [
   "The first account created becomes admin whatever --role says. Without --password a random one is generated and printed once.",
 ].join("\n");
 
-function need(value: string | undefined, flag: string): string {
-  if (value === undefined || value === "") throw new UsageError(`--${flag} is required`);
-  return value;
-}
-
 export const userCommand: CliCommand = {
   name: "user",
   summary: "add and list accounts, change roles and passwords",
@@ -31,15 +27,14 @@ export const userCommand: CliCommand = {
     const [sub, ...rest] = argv;
     const args = parseArgs(rest, { valueFlags: ["email", "name", "role", "password"], boolFlags: ["json"] });
     const json = flagBool(args, "json");
-    const out = (obj: unknown, human: string) => (json ? io.stdout(JSON.stringify(obj) + "\n") : io.stdout(human + "\n"));
     if (args.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const app = getAppContext(io.env);
 
     switch (sub) {
       case "add": {
-        const email = need(flagString(args, "email"), "email");
-        const name = need(flagString(args, "name"), "name");
-        const roleText = need(flagString(args, "role"), "role");
+        const email = requiredFlag(args, "email");
+        const name = requiredFlag(args, "name");
+        const roleText = requiredFlag(args, "role");
         let role;
         try {
           role = parseRole(roleText, "--role");
@@ -48,7 +43,9 @@ export const userCommand: CliCommand = {
         }
         const { user, generatedPassword } = await createAccount(app, { email, name, role, password: flagString(args, "password") });
         if (user.role !== role) io.stderr(`Note: ${user.email} is the first account, so it was made admin.\n`);
-        out(
+        answerOnStdout(
+          io,
+          json,
           { user, ...(generatedPassword ? { password: generatedPassword } : {}) },
           `Created ${user.role} ${user.name} <${user.email}> (id ${user.id})${generatedPassword ? `\nPassword: ${generatedPassword}  (shown once; change it after signing in)` : ""}`,
         );
@@ -56,7 +53,9 @@ export const userCommand: CliCommand = {
       }
       case "list": {
         const users = await listAccounts(app);
-        out(
+        answerOnStdout(
+          io,
+          json,
           { users },
           users.length
             ? formatTable(
@@ -69,22 +68,27 @@ export const userCommand: CliCommand = {
         return 0;
       }
       case "set-role": {
-        const email = need(flagString(args, "email"), "email");
-        const role = parseRole(need(flagString(args, "role"), "role"), "--role");
+        const email = requiredFlag(args, "email");
+        const role = parseRole(requiredFlag(args, "role"), "--role");
         const u = await findAccountByEmail(app, email);
         if (!u) throw new AppError("NOT_FOUND", `No account with email ${email}`);
         const updated = await changeRole(app, u.id, role);
-        out({ user: updated }, `${updated.email} is now ${updated.role}`);
+        answerOnStdout(io, json, { user: updated }, `${updated.email} is now ${updated.role}`);
         return 0;
       }
       case "set-password": {
-        const email = need(flagString(args, "email"), "email");
+        const email = requiredFlag(args, "email");
         const u = await findAccountByEmail(app, email);
         if (!u) throw new AppError("NOT_FOUND", `No account with email ${email}`);
         const given = flagString(args, "password");
         const password = given ?? generatePassword();
         await setPassword(app, u.id, password);
-        out({ user: u, ...(given ? {} : { password }) }, `Password of ${u.email} changed${given ? "" : `\nPassword: ${password}  (shown once)`}`);
+        answerOnStdout(
+          io,
+          json,
+          { user: u, ...(given ? {} : { password }) },
+          `Password of ${u.email} changed${given ? "" : `\nPassword: ${password}  (shown once)`}`,
+        );
         return 0;
       }
       case undefined:
