@@ -14,7 +14,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { S3Config } from "../config";
-import { notFound, s3ClientFor, s3Sdk } from "./s3-object-store";
+import { S3Folder } from "./s3-object-store";
 
 /** Keys are chosen by the server (report-<time>-<random>.zip): nothing a client sends becomes part of one. */
 const REPORT_KEY_RE = /^report-[0-9]+-[0-9a-f]{12}\.zip$/;
@@ -105,22 +105,12 @@ async function* partsOf(body: Readable, size: number): AsyncGenerator<Buffer> {
   if (heldBytes || !held.length) yield Buffer.concat(held);
 }
 
-class S3ReportFiles implements ReportFileStore {
-  private readonly prefix: string;
+class S3ReportFiles extends S3Folder implements ReportFileStore {
   constructor(
-    private readonly config: S3Config,
+    config: S3Config,
     private readonly partBytes: number,
   ) {
-    this.prefix = `${config.keyPrefix}reports/`;
-  }
-
-  get location(): string {
-    return `s3://${this.config.bucket}/${this.prefix}`;
-  }
-
-  private async sdk() {
-    const [sdk, client] = await Promise.all([s3Sdk(), s3ClientFor(this.config)]);
-    return { sdk, client };
+    super(config, "reports");
   }
 
   async write(key: string, body: Readable): Promise<number> {
@@ -146,20 +136,11 @@ class S3ReportFiles implements ReportFileStore {
   }
 
   async open(key: string): Promise<{ body: Readable; size: number } | null> {
-    const { sdk, client } = await this.sdk();
-    try {
-      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.config.bucket, Key: this.prefix + checkReportKey(key) }));
-      if (!res.Body) return null;
-      return { body: res.Body as Readable, size: res.ContentLength ?? 0 };
-    } catch (e) {
-      if (notFound(e)) return null;
-      throw e;
-    }
+    return await this.openObject(checkReportKey(key));
   }
 
   async remove(key: string): Promise<void> {
-    const { sdk, client } = await this.sdk();
-    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.prefix + checkReportKey(key) }));
+    await this.deleteObject(checkReportKey(key));
   }
 }
 

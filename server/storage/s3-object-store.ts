@@ -52,33 +52,62 @@ export async function s3ClientFor(config: S3Config): Promise<S3Client> {
   return client;
 }
 
-export class S3ObjectStore implements ObjectStore {
-  private readonly keyPrefix: string;
+/**
+ * One folder of the bucket, `<key prefix><folder>/`: where its objects are, the SDK to reach them, and reading or
+ * deleting one of them by its name in the folder.
+ */
+export abstract class S3Folder {
+  protected readonly prefix: string;
 
-  /** `namespace` separates originals ("sha256") from variants ("variants") in the bucket. */
   constructor(
-    private readonly config: S3Config,
-    namespace: "sha256" | "variants",
+    protected readonly config: S3Config,
+    folder: string,
   ) {
-    this.keyPrefix = `${config.keyPrefix}${namespace}/`;
+    this.prefix = `${config.keyPrefix}${folder}/`;
+  }
+
+  get location(): string {
+    return `s3://${this.config.bucket}/${this.prefix}`;
+  }
+
+  /** The client and the SDK's commands, loaded on first use. */
+  protected async sdk(): Promise<{ client: S3Client; sdk: S3Sdk }> {
+    const [client, sdk] = await Promise.all([s3ClientFor(this.config), s3Sdk()]);
+    return { client, sdk };
+  }
+
+  /** The object `name` of this folder, or null when the bucket has none. */
+  protected async openObject(name: string): Promise<{ body: Readable; size: number } | null> {
+    const { sdk, client } = await this.sdk();
+    try {
+      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.config.bucket, Key: this.prefix + name }));
+      if (!res.Body) return null;
+      return { body: res.Body as Readable, size: res.ContentLength ?? 0 };
+    } catch (e) {
+      if (notFound(e)) return null;
+      throw e;
+    }
+  }
+
+  /** Deletes the object `name` of this folder; a missing one is not an error (S3 answers a delete either way). */
+  protected async deleteObject(name: string): Promise<void> {
+    const { sdk, client } = await this.sdk();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.prefix + name }));
+  }
+}
+
+export class S3ObjectStore extends S3Folder implements ObjectStore {
+  /** `namespace` separates originals ("sha256") from variants ("variants") in the bucket. */
+  constructor(config: S3Config, namespace: "sha256" | "variants") {
+    super(config, namespace);
   }
 
   private client(): Promise<S3Client> {
     return s3ClientFor(this.config);
   }
 
-  /** The client and the SDK's commands, loaded on first use. */
-  private async sdk(): Promise<{ client: S3Client; sdk: S3Sdk }> {
-    const [client, sdk] = await Promise.all([this.client(), s3Sdk()]);
-    return { client, sdk };
-  }
-
-  get location(): string {
-    return `s3://${this.config.bucket}/${this.keyPrefix}`;
-  }
-
   keyFor(name: string): string {
-    return `${this.keyPrefix}${shardedPath(name)}`;
+    return `${this.prefix}${shardedPath(name)}`;
   }
 
   localPath(): null {
@@ -145,9 +174,9 @@ export class S3ObjectStore implements ObjectStore {
     const { client, sdk } = await this.sdk();
     let token: string | undefined;
     do {
-      const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: this.keyPrefix, ContinuationToken: token }));
+      const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: this.prefix, ContinuationToken: token }));
       for (const o of page.Contents ?? []) {
-        const name = o.Key?.slice(this.keyPrefix.length).split("/")[1];
+        const name = o.Key?.slice(this.prefix.length).split("/")[1];
         if (name && isObjectName(name) && o.Key === this.keyFor(name)) yield { name, size: o.Size ?? 0, modified: o.LastModified ?? new Date(0) };
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;

@@ -10,10 +10,9 @@
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { S3Config } from "../config";
-import { notFound, s3ClientFor, s3Sdk } from "./s3-object-store";
+import { S3Folder } from "./s3-object-store";
 
 /**
  * Keys are chosen by the server (upload-<time>-<random>.zip for import zips, .csv for the CSV files of agreement
@@ -42,20 +41,9 @@ export interface UploadStaging {
   remove(key: string): Promise<void>;
 }
 
-class S3UploadStaging implements UploadStaging {
-  private readonly prefix: string;
-  constructor(private readonly config: S3Config) {
-    this.prefix = `${config.keyPrefix}uploads/`;
-  }
-
-  get location(): string {
-    return `s3://${this.config.bucket}/${this.prefix}`;
-  }
-
-  /** The SDK's commands and the bucket's client, loaded on first use (as for the screenshots). */
-  private async sdk() {
-    const [sdk, client] = await Promise.all([s3Sdk(), s3ClientFor(this.config)]);
-    return { sdk, client };
+class S3UploadStaging extends S3Folder implements UploadStaging {
+  constructor(config: S3Config) {
+    super(config, "uploads");
   }
 
   async stage(localFile: string, key: string): Promise<void> {
@@ -74,23 +62,14 @@ class S3UploadStaging implements UploadStaging {
   }
 
   async fetch(key: string, localFile: string): Promise<boolean> {
-    const { sdk, client } = await this.sdk();
-    let body: Readable;
-    try {
-      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.config.bucket, Key: this.prefix + checkUploadKey(key) }));
-      if (!res.Body) return false;
-      body = res.Body as Readable;
-    } catch (e) {
-      if (notFound(e)) return false;
-      throw e;
-    }
-    await pipeline(body, fs.createWriteStream(localFile));
+    const found = await this.openObject(checkUploadKey(key));
+    if (!found) return false;
+    await pipeline(found.body, fs.createWriteStream(localFile));
     return true;
   }
 
   async remove(key: string): Promise<void> {
-    const { sdk, client } = await this.sdk();
-    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.prefix + checkUploadKey(key) }));
+    await this.deleteObject(checkUploadKey(key));
   }
 }
 
