@@ -9,6 +9,7 @@ import { useState } from "react";
 import { ConfirmButtons, formatDate, ListStates } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { DenseTable, hidden, right } from "../../_components/table";
+import type { MyReport } from "@/server/services/trajectories";
 
 const STATUS_TEXT: Record<string, string> = {
   queued: "waiting for a worker",
@@ -64,21 +65,7 @@ export function MyReports() {
   );
 }
 
-function ReportRow({
-  report: r,
-}: {
-  report: {
-    id: number;
-    title: string | null;
-    status: string;
-    trajectories: number | null;
-    bytes: number | null;
-    error: string | null;
-    createdAt: Date;
-    expiresAt: Date | null;
-    expired: boolean;
-  };
-}) {
+function ReportRow({ report: r }: { report: MyReport }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);

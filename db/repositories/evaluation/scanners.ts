@@ -4,14 +4,14 @@
  * steps, and the human labels precision and recall are measured against.
  */
 import { and, asc, count, eq, inArray, isNotNull, sql } from "drizzle-orm";
-import type { ScannerDefinition } from "../../../server/domain/evaluation/scanners/definitions";
+import type { ScannerValues } from "../../../server/domain/evaluation/scanners/definitions";
 import type { LabelSchema, LabelVerdict } from "../../../server/domain/annotation/label-schema";
 import type { LabelAnswers } from "../../../server/domain/annotation/questions";
 import { deleteBy, rowBy, tablesOf, updateBy, withTransaction, type Db } from "../../database";
 import type { ScannerRow } from "../../schema/index";
 
 /** A researcher's scanner as stored: its definition (the built-in ones are not stored). */
-export type StoredScannerValues = Omit<ScannerDefinition, "builtIn">;
+export type StoredScannerValues = ScannerValues;
 
 export async function listStoredScanners(db: Db): Promise<ScannerRow[]> {
   const { scanners } = tablesOf(db);

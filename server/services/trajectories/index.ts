@@ -10,6 +10,7 @@ export {
   enqueueReportsExpiry,
   expireReports,
   myReports,
+  type MyReport,
   openReportDownload,
   REPORT_JOB_TYPE,
   reportJob,

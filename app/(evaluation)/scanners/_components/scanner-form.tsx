@@ -8,7 +8,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import type { ScannerField, ScannerRule } from "@/server/domain/evaluation/scanners/definitions";
+import type { ScannerField, ScannerRule, ScannerValues } from "@/server/domain/evaluation/scanners/definitions";
 import { useTRPC } from "../../../_trpc/client";
 
 const FIELDS: [ScannerField, string][] = [
@@ -22,14 +22,7 @@ const FIELDS: [ScannerField, string][] = [
 
 type RegexDraft = { fields: ScannerField[]; pattern: string; flags: string };
 
-export interface ScannerDraft {
-  key: string;
-  name: string;
-  description: string;
-  category: string;
-  rules: ScannerRule[];
-  minConsecutive: number;
-}
+export type ScannerDraft = ScannerValues;
 
 function fieldOfError(e: unknown): string {
   return (e as { data?: { field?: string | null } } | null)?.data?.field ?? "form";

@@ -25,7 +25,8 @@ export type ScannerField = (typeof SCANNER_FIELDS)[number];
 
 export type ScannerRule = { kind: "regex"; fields: ScannerField[]; pattern: string; flags: string } | { kind: "blank_screenshot"; minShare: number };
 
-export interface ScannerDefinition {
+/** What defines a scanner, as a researcher writes it and the database stores it. */
+export interface ScannerValues {
   /** Short name used in URLs and searches (`scanner:captcha`): lower-case letters, digits and `_`. */
   key: string;
   name: string;
@@ -34,6 +35,9 @@ export interface ScannerDefinition {
   category: string;
   rules: ScannerRule[];
   minConsecutive: number;
+}
+
+export interface ScannerDefinition extends ScannerValues {
   builtIn: boolean;
 }
 
