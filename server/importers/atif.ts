@@ -14,6 +14,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { atifTrajectorySchema, readAtif, type AtifImageRef, type AtifReading } from "../domain/imports/atif";
 import type { Outcome } from "../domain/types";
+import { importedBundleVerdicts } from "./bundle-verdicts";
 import { findFolders, runNameFromPath } from "./find-folders";
 import { headText, isDir } from "./fs-helpers";
 import {
@@ -257,25 +258,7 @@ async function toTrajectory(g: Grouped, input: string, root: string, attempt: nu
     outcomeDetail,
     sourcePath: file,
     steps,
-    verdicts: v
-      ? // Exported from this very database: its own judge and rule verdicts are already here.
-        v.verdicts
-          .filter((x) => v.sourceInstance === undefined || v.sourceInstance !== instanceId || x.evaluatorKey.startsWith("import:"))
-          .map((x) => ({
-            evaluator: x.evaluator,
-            evaluatorKind: x.kind,
-            verdict: x.verdict,
-            score: x.score,
-            rationale: x.rationale,
-            raw: x.raw,
-            key: x.evaluatorKey.startsWith("import:") ? x.evaluatorKey : `import:${x.evaluator}`,
-            k: x.k,
-            promptVersion: x.promptVersion,
-            model: x.model,
-            ...(x.stepIndices ? { stepIndices: x.stepIndices } : {}),
-            ...(x.details ? { details: x.details } : {}),
-          }))
-      : harborVerdict(trial),
+    verdicts: v ? importedBundleVerdicts(v.verdicts, v.sourceInstance !== undefined && v.sourceInstance === instanceId) : harborVerdict(trial),
     ...(warnings.length ? { warnings } : {}),
   };
 }

@@ -22,6 +22,7 @@ import { firstIssue, issuePath } from "../domain/imports/first-issue";
 import { readImageInfo } from "../domain/image-info";
 import { sha256 } from "../domain/content-hash";
 import { manifestTrajectories, readManifestHeader, refuseOversizedManifest, type ManifestSource } from "./bundle-manifest";
+import { importedBundleVerdicts } from "./bundle-verdicts";
 import { exists, isDir } from "./fs-helpers";
 import { ImportError, type ImageRef, type Importer } from "./types";
 import { openZipReader } from "./zip";
@@ -205,22 +206,7 @@ export const nativeImporter: Importer = {
               ...stepContent(s),
               durationMs: s.durationMs,
             })),
-            verdicts: t.verdicts
-              .filter((v) => !fromHere || v.evaluatorKey.startsWith("import:"))
-              .map((v) => ({
-                evaluator: v.evaluator,
-                evaluatorKind: v.kind,
-                verdict: v.verdict,
-                score: v.score,
-                rationale: v.rationale,
-                raw: v.raw,
-                key: v.evaluatorKey.startsWith("import:") ? v.evaluatorKey : `import:${v.evaluator}`,
-                k: v.k,
-                promptVersion: v.promptVersion,
-                model: v.model,
-                ...(v.stepIndices ? { stepIndices: v.stepIndices } : {}),
-                ...(v.details ? { details: v.details } : {}),
-              })),
+            verdicts: importedBundleVerdicts(t.verdicts, fromHere),
           },
         };
       }

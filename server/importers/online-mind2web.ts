@@ -23,7 +23,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { parseMind2WebEntry } from "../domain/actions/online-mind2web";
-import type { Outcome, ParsedAction } from "../domain/types";
+import { stepContent, type Outcome, type ParsedAction } from "../domain/types";
 import { browserUseStepParts } from "./browser-use-steps";
 import { folderName, subfolders, unreadableTrajectory } from "./find-folders";
 import { headText, readJsonFile, readTextFile } from "./fs-helpers";
@@ -567,12 +567,7 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
     screenshot: d.shot?.image ?? null,
     rawScreenshot: null,
     marksBurnedIn: false,
-    url: d.url,
-    thought: d.thought,
-    actionRaw: d.actionRaw,
-    action: d.action,
-    elements: d.elements ?? null,
-    error: d.error,
+    ...stepContent(d),
     durationMs: d.durationMs ?? null,
   }));
 
