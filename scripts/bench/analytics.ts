@@ -28,7 +28,7 @@ import { copySqliteToPostgres } from "../../db/store-copy";
 import { generateAnalyticsData } from "./analytics-data";
 import { analyticsViews, analyticsWrites, measureView } from "./analytics-views";
 import { sqliteEngine, type BenchEngine } from "./engines";
-import type { BenchFigure } from "./types";
+import { loadAverageFigure, type BenchFigure } from "./types";
 
 const RUNS = 5;
 /** A first start reads and stores everything: fewer runs. */
@@ -94,7 +94,7 @@ export async function benchAnalytics(engine: BenchEngine = sqliteEngine()): Prom
     for (const [name, fn] of views) {
       figures.push({ name: `${name}, warm`, value: (await measure(db, fn)).wall, unit: "ms" });
     }
-    figures.push({ name: "load average (1 min) at the end, for reading the figures", value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` });
+    figures.push(loadAverageFigure("load average (1 min) at the end, for reading the figures"));
     await closeDatabase(db);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -7,14 +7,12 @@
  * them, k chosen by silhouette), timed 3 times after a warm-up: the median against the target ≤ 5 s, the slowest
  * beside it, and on SQLite the CPU time (on a loaded machine the wall time adds the wait for a core).
  */
-import os from "node:os";
-import { closeDatabase, tablesOf, withTransaction, type Db } from "../../db/database";
-import { createAppContext } from "../../server/context";
+import { tablesOf, withTransaction, type Db } from "../../db/database";
 import { defaultLabelSchema } from "../../server/domain/annotation/label-schema";
 import { createRng } from "../../server/domain/agreement/random";
 import { computeFailureClusters } from "../../server/services/analytics";
-import type { BenchEngine } from "./engines";
-import { median, type BenchFigure } from "./types";
+import { onNewInstallation, type BenchEngine } from "./engines";
+import { median, loadAverageFigure, type BenchFigure } from "./types";
 
 const RUNS = 3;
 const TARGET_S = 5;
@@ -119,10 +117,8 @@ async function writeFailures(db: Db, n: number): Promise<void> {
 
 export async function benchClusters(engine: BenchEngine): Promise<BenchFigure[]> {
   const n = Number(process.env.BENCH_CLUSTER_FAILURES ?? 2_000);
-  const installation = await engine.install("verdict-bench-clusters-");
-  const app = createAppContext(installation.config);
-  const figures: BenchFigure[] = [];
-  try {
+  return onNewInstallation(engine, "verdict-bench-clusters-", async (app) => {
+    const figures: BenchFigure[] = [];
     const started = performance.now();
     await writeFailures(app.db, n);
     figures.push({ name: `write ${n.toLocaleString("en-US")} failures × ${STEPS} steps`, value: (performance.now() - started) / 1000, unit: "s" });
@@ -147,10 +143,7 @@ export async function benchClusters(engine: BenchEngine): Promise<BenchFigure[]>
     figures.push({ name: "clusters, slowest of 3", value: worst, unit: "s", target: `≤ ${TARGET_S} s`, ok: worst <= TARGET_S });
     if (engine.backend === "sqlite") figures.push({ name: "clusters median CPU", value: median(cpus), unit: "s CPU" });
     figures.push({ name: "vocabulary (terms in 2 or more failures)", value: first.vocabulary, unit: "terms" });
-    figures.push({ name: "load average (1 min) at the end", value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` });
-  } finally {
-    await closeDatabase(app.db);
-    installation.remove();
-  }
-  return figures;
+    figures.push(loadAverageFigure());
+    return figures;
+  });
 }

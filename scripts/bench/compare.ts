@@ -8,18 +8,14 @@
  * Screenshots are the player bench's (../shared's WebVoyager examples when present, else synthetic pages), each
  * attempt's stamped with its letter so no two columns share an image. Requires a build (`npm run build`).
  */
-import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { closeDatabase } from "../../db/database";
-import { loadConfig } from "../../server/config";
-import { createAppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
 import { runImport } from "../../server/services/imports";
 import { launchBenchBrowser, signIn } from "./browser";
-import { BENCH_USER, benchScreenshots, benchStep, startServer } from "./player";
+import { BENCH_USER, benchAppContext, benchScreenshots, benchStep, inBenchFolder } from "./player";
 import { median, percentile, type BenchFigure } from "./types";
 
 const ATTEMPTS = ["A", "B", "C", "D"];
@@ -120,21 +116,18 @@ async function measureCompare(url: string, ids: number[], steps: number): Promis
 }
 
 export async function benchCompare(): Promise<BenchFigure[]> {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-compare-"));
-  let server: ChildProcess | null = null;
-  try {
+  return inBenchFolder("verdict-bench-compare-", async (work, serve) => {
     const { pngs, source } = await benchScreenshots();
     const bundle = path.join(work, "bundle");
     await writeBundle(bundle, pngs);
     const dataDir = path.join(work, "data");
-    const app = createAppContext({ ...loadConfig(), dbPath: path.join(dataDir, "verdict.db"), dataDir });
+    const app = benchAppContext(dataDir);
     const report = await runImport(app, { path: bundle });
     await createAccount(app, BENCH_USER);
     const ids = report.trajectories.map((t) => t.id);
     await closeDatabase(app.db);
 
-    const started = await startServer(dataDir);
-    server = started.child;
+    const started = await serve(dataDir);
     process.stderr.write(`  stepping four ${pngs.length}-step attempts side by side (${source}) in headless Chromium…\n`);
     const { byStep, byUrl } = await measureCompare(started.url, ids, pngs.length);
     const all = [...byStep, ...byUrl];
@@ -144,8 +137,5 @@ export async function benchCompare(): Promise<BenchFigure[]> {
       { name: "side-by-side step switch (4 columns), by URL, median", value: median(byUrl), unit: "ms" },
       { name: "side-by-side step switch (4 columns), p95", value: p95, unit: "ms", target: "≤ 50 ms", ok: p95 <= 50 },
     ];
-  } finally {
-    server?.kill();
-    fs.rmSync(work, { recursive: true, force: true });
-  }
+  });
 }

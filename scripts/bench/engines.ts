@@ -7,8 +7,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { closeDatabase } from "../../db/database";
 import { closePostgres, migratePostgres, openPostgres } from "../../db/postgres";
 import type { VerdictConfig } from "../../server/config";
+import { createAppContext, type AppContext } from "../../server/context";
 import { findPostgresBinDir, MISSING_POSTGRES, startPostgres, type ThrowawayPostgres } from "./postgres";
 
 export type BenchBackend = "sqlite" | "postgres";
@@ -26,6 +28,21 @@ export interface BenchEngine {
   backend: BenchBackend;
   /** A new installation with an empty, migrated database of this engine. */
   install(prefix: string): Promise<BenchInstallation>;
+}
+
+/**
+ * Runs a bench on a new installation of `engine` (`prefix` names its folder) with the app context on it; the database
+ * is closed and the installation removed after, however the bench ends.
+ */
+export async function onNewInstallation<T>(engine: BenchEngine, prefix: string, run: (app: AppContext) => Promise<T>): Promise<T> {
+  const installation = await engine.install(prefix);
+  const app = createAppContext(installation.config);
+  try {
+    return await run(app);
+  } finally {
+    await closeDatabase(app.db);
+    installation.remove();
+  }
 }
 
 /** `--backend` of `npm run bench`: which engines to run on. */

@@ -7,20 +7,16 @@
  * to last byte, from Resource Timing), one fresh browser context per opening so no cache helps.
  * Requires a build (`npm run build`).
  */
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { Browser, BrowserContext } from "playwright";
 import { closeDatabase } from "../../db/database";
-import { loadConfig } from "../../server/config";
-import { createAppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
 import { warmingSettled } from "../../server/services/images";
 import { runImport } from "../../server/services/imports";
 import { warmFirstViews } from "../../server/services/trajectory-views";
 import { generateCorpus } from "./import";
 import { launchBenchBrowser, signIn } from "./browser";
-import { BENCH_USER, startServer } from "./player";
+import { BENCH_USER, benchAppContext, inBenchFolder } from "./player";
 import { median, percentile, type BenchFigure } from "./types";
 
 const PER_MODE = Number(process.env.BENCH_FIRST_VIEW_TRAJECTORIES ?? 6);
@@ -31,11 +27,9 @@ const VIEWPORTS = [
 ] as const;
 
 export async function benchFirstView(): Promise<BenchFigure[]> {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-first-view-"));
-  let server: Awaited<ReturnType<typeof startServer>>["child"] | null = null;
-  try {
+  return inBenchFolder("verdict-bench-first-view-", async (work, serve) => {
     const dataDir = path.join(work, "data");
-    const app = createAppContext({ ...loadConfig(), dbPath: path.join(dataDir, "verdict.db"), dataDir });
+    const app = benchAppContext(dataDir);
     await createAccount(app, BENCH_USER);
     const ids: Record<"warmed" | "cold", number[]> = { warmed: [], cold: [] };
     for (const mode of ["warmed", "cold"] as const) {
@@ -54,8 +48,7 @@ export async function benchFirstView(): Promise<BenchFigure[]> {
     }
     await closeDatabase(app.db);
 
-    const started = await startServer(dataDir);
-    server = started.child;
+    const started = await serve(dataDir);
     const browser = await launchBenchBrowser();
     const figures: BenchFigure[] = [];
     try {
@@ -93,10 +86,7 @@ export async function benchFirstView(): Promise<BenchFigure[]> {
       await browser.close();
     }
     return figures;
-  } finally {
-    server?.kill();
-    fs.rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 async function firstScreenshotMs(

@@ -15,6 +15,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { closeDatabase, sqliteClient } from "../../db/database";
 import { createAppContext } from "../../server/context";
+import { createRng } from "../../server/domain/agreement/random";
 import { runImport } from "../../server/services/imports";
 import type { BenchFigure } from "./types";
 
@@ -23,7 +24,7 @@ const H = 768;
 
 /** A screenshot-like page: header bar, sidebar, cards with noisy "text" rows; ~100–300 KB as PNG. */
 async function basePng(seed: number): Promise<Buffer> {
-  const rnd = mulberry32(seed);
+  const rnd = createRng(seed);
   const rects: string[] = [`<rect width="${W}" height="64" fill="hsl(${Math.floor(rnd() * 360)},50%,35%)"/>`];
   for (let i = 0; i < 14; i++) {
     const x = 220 + (i % 3) * 265;
@@ -46,16 +47,6 @@ async function basePng(seed: number): Promise<Buffer> {
     .composite([{ input: grain, blend: "multiply" }])
     .png()
     .toBuffer();
-}
-
-function mulberry32(a: number) {
-  return () => {
-    a |= 0;
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {

@@ -5,11 +5,10 @@
  * computes it, p50 and p95 of several runs: cold (cache emptied), after a verdict write, after a label write
  * (the measures reload the consolidated labels), and warm. Scale with BENCH_ANALYTICS_TRAJECTORIES.
  */
-import os from "node:os";
 import { closeDatabase, sqliteClient } from "../../db/database";
 import { clearAnalyticsCache, judgeMeasures } from "../../server/services/analytics";
 import { withGeneratedAnalyticsData } from "./analytics-data";
-import { percentile, type BenchFigure } from "./types";
+import { percentile, loadAverageFigure, type BenchFigure } from "./types";
 
 const RUNS = 9;
 
@@ -66,7 +65,7 @@ export async function benchJudgeMeasures(): Promise<BenchFigure[]> {
     }
     const m = await run();
     figures.push({ name: "evaluator settings measured", value: m.evaluators.length, unit: "settings" });
-    figures.push({ name: "load average (1 min) at the end, for reading the figures", value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` });
+    figures.push(loadAverageFigure("load average (1 min) at the end, for reading the figures"));
     await closeDatabase(db);
   });
   return figures;

@@ -21,12 +21,9 @@
  * readiness rule against what a person would see. Requires a build (`npm run build`).
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { BrowserContext, Page } from "playwright";
 import { closeDatabase, tablesOf } from "../../db/database";
-import { loadConfig } from "../../server/config";
-import { createAppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
 import { createCampaign } from "../../server/services/annotation";
 import { warmingSettled } from "../../server/services/images";
@@ -35,7 +32,7 @@ import { warmFirstViews } from "../../server/services/trajectory-views";
 import { generateAnalyticsData } from "./analytics-data";
 import { generateCorpus } from "./import";
 import { launchBenchBrowser, signIn } from "./browser";
-import { startServer } from "./player";
+import { benchAppContext, inBenchFolder } from "./player";
 import { percentile, type BenchFigure } from "./types";
 
 const PAGE_TARGET_MS = 500;
@@ -80,7 +77,7 @@ export async function seed(work: string, trajectories: number): Promise<Seeded> 
   const taskId = (await data.db.select({ id: tasks.id }).from(tasks).orderBy(tasks.id).limit(1))[0]!.id;
   await closeDatabase(data.db);
 
-  const app = createAppContext({ ...loadConfig(), dbPath: file, dataDir });
+  const app = benchAppContext(dataDir);
   const corpus = path.join(work, "corpus");
   await generateCorpus(corpus, IMPORTED, 5);
   const report = await runImport(app, { path: corpus, format: "webvoyager" });
@@ -314,9 +311,7 @@ export async function benchPages(): Promise<BenchFigure[]> {
   const runs = Number(process.env.BENCH_PAGES_RUNS ?? 10);
   const screens = process.env.BENCH_PAGES_SCREENS;
   if (screens) fs.mkdirSync(screens, { recursive: true });
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-pages-"));
-  let server: Awaited<ReturnType<typeof startServer>>["child"] | null = null;
-  try {
+  return inBenchFolder("verdict-bench-pages-", async (work, serve) => {
     const t = performance.now();
     const seeded = await seed(work, trajectories);
     const figures: BenchFigure[] = [
@@ -326,8 +321,7 @@ export async function benchPages(): Promise<BenchFigure[]> {
         unit: "s",
       },
     ];
-    const started = await startServer(seeded.dataDir);
-    server = started.child;
+    const started = await serve(seeded.dataDir);
     const browser = await launchBenchBrowser();
     try {
       // The readiness probe is evaluated in the page, which the app's script policy (nonces, no eval) would refuse.
@@ -343,8 +337,5 @@ export async function benchPages(): Promise<BenchFigure[]> {
       await browser.close();
     }
     return figures;
-  } finally {
-    server?.kill();
-    fs.rmSync(work, { recursive: true, force: true });
-  }
+  });
 }

@@ -153,6 +153,33 @@ export async function startServer(dataDir: string): Promise<{ url: string; child
   throw new Error(`next start did not answer within 30 s: ${stderr}`);
 }
 
+/** An app context on a data folder, configured as the server `startServer(dataDir)` starts reads it. */
+export function benchAppContext(dataDir: string) {
+  return createAppContext({ ...loadConfig(), dbPath: path.join(dataDir, "verdict.db"), dataDir });
+}
+
+/**
+ * A page bench's throwaway folder and the built app's servers it starts there (`serve`, on a data folder): every server
+ * is stopped and the folder removed when `run` ends, however it ends.
+ */
+export async function inBenchFolder<T>(
+  prefix: string,
+  run: (work: string, serve: (dataDir: string) => ReturnType<typeof startServer>) => Promise<T>,
+): Promise<T> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const servers: ChildProcess[] = [];
+  try {
+    return await run(work, async (dataDir) => {
+      const started = await startServer(dataDir);
+      servers.push(started.child);
+      return started;
+    });
+  } finally {
+    for (const child of servers) child.kill();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
 // ---- Browser measurements -----------------------------------------------------------------------------------
 
 interface PlayerMeasure {
@@ -400,14 +427,12 @@ async function measureList(db: Db): Promise<{ p95: number; median: number; worst
 // ---- Entry point ----------------------------------------------------------------------------------------------
 
 export async function benchPlayer(): Promise<BenchFigure[]> {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-player-"));
-  let server: ChildProcess | null = null;
-  try {
+  return inBenchFolder("verdict-bench-player-", async (work, serve) => {
     const { pngs, source } = await benchScreenshots();
     const bundle = path.join(work, "bundle");
     writeBundle(bundle, pngs);
     const dataDir = path.join(work, "data");
-    const app = createAppContext({ ...loadConfig(), dbPath: path.join(dataDir, "verdict.db"), dataDir });
+    const app = benchAppContext(dataDir);
     const report = await runImport(app, { path: bundle });
     await createAccount(app, BENCH_USER);
     const trajectoryId = report.trajectories[0]!.id;
@@ -426,12 +451,10 @@ export async function benchPlayer(): Promise<BenchFigure[]> {
     }
     await closeDatabase(app.db);
 
-    const started = await startServer(dataDir);
-    server = started.child;
+    const started = await serve(dataDir);
     process.stderr.write(`  playing a ${STEPS}-step trajectory (${source}) in headless Chromium…\n`);
     const { bytes, byType, fetchedTwice, latencies, paints, frames, longTasks, handlerTimes } = await measurePlayer(started.url, trajectoryId);
-    server.kill();
-    server = null;
+    started.child.kill();
 
     const base64Bytes = pngs.reduce((a, b) => a + 4 * Math.ceil(b.byteLength / 3), 0);
     const ratio = bytes / base64Bytes;
@@ -472,8 +495,5 @@ export async function benchPlayer(): Promise<BenchFigure[]> {
       },
       { name: `  slowest filter: ${list.worst.query}`, value: list.worst.p95, unit: "ms p95" },
     ];
-  } finally {
-    server?.kill();
-    fs.rmSync(work, { recursive: true, force: true });
-  }
+  });
 }

@@ -7,15 +7,14 @@
  * relevance order, count, the page's hits), timed 20 times after a warm-up: p50 and p95, target p95 ≤ 300 ms, and on
  * SQLite the p95 of this process's CPU time (on a loaded machine the wall time adds the wait for a core).
  */
-import os from "node:os";
-import { closeDatabase, tablesOf, withTransaction, type Db } from "../../db/database";
+import { tablesOf, withTransaction, type Db } from "../../db/database";
 import type { StepValues } from "../../db/repositories/trajectories";
-import { createAppContext } from "../../server/context";
+import { createRng } from "../../server/domain/agreement/random";
 import { defaultLabelSchema } from "../../server/domain/annotation/label-schema";
 import { scopeSearch } from "../../server/services/access";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
-import type { BenchEngine } from "./engines";
-import { percentile, timedRuns, type BenchFigure } from "./types";
+import { onNewInstallation, type BenchEngine } from "./engines";
+import { percentile, timedRuns, loadAverageFigure, type BenchFigure } from "./types";
 
 const RUNS = 20;
 const TARGET_MS = 300;
@@ -25,18 +24,6 @@ const COMMON = "the page shows a list of results and I should look for the right
 const NOUNS = ["button", "menu", "price", "recipe", "review", "filter", "cart", "account", "search", "result", "link", "form", "calendar", "map", "ticket"];
 const SITES = ["shop", "recipes", "maps", "github", "booking", "news"];
 const PATHS = ["home", "search", "item", "checkout", "cart", "login", "help", "list"];
-
-/** A small seeded generator (mulberry32), so every run writes the same corpus. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function corpusSteps(random: () => number, t: number): StepValues[] {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
@@ -59,7 +46,8 @@ function corpusSteps(random: () => number, t: number): StepValues[] {
 }
 
 async function writeCorpus(db: Db, n: number): Promise<void> {
-  const random = generator(29);
+  // Seeded, so every run writes the same corpus.
+  const random = createRng(29);
   const { taskSets, agentRuns, tasks, trajectories, steps, evaluatorVerdicts } = tablesOf(db);
   const [set] = await db.insert(taskSets).values({ name: "Search bench", benchmark: "webvoyager" }).returning({ id: taskSets.id });
   const [run] = await db
@@ -157,10 +145,8 @@ const QUERIES: [string, string][] = [
 
 export async function benchSearch(engine: BenchEngine): Promise<BenchFigure[]> {
   const n = Number(process.env.BENCH_SEARCH_TRAJECTORIES ?? 10_000);
-  const installation = await engine.install("verdict-bench-search-");
-  const app = createAppContext(installation.config);
-  const figures: BenchFigure[] = [];
-  try {
+  return onNewInstallation(engine, "verdict-bench-search-", async (app) => {
+    const figures: BenchFigure[] = [];
     const started = performance.now();
     await writeCorpus(app.db, n);
     figures.push({
@@ -192,10 +178,7 @@ export async function benchSearch(engine: BenchEngine): Promise<BenchFigure[]> {
     const p95 = percentile(all, 95);
     figures.push({ name: "all searches p95", value: p95, unit: "ms", target: `≤ ${TARGET_MS} ms`, ok: p95 <= TARGET_MS });
     if (engine.backend === "sqlite") figures.push({ name: "all searches p95 CPU", value: percentile(allCpu, 95), unit: "ms CPU" });
-    figures.push({ name: "load average (1 min) at the end", value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` });
-  } finally {
-    await closeDatabase(app.db);
-    installation.remove();
-  }
-  return figures;
+    figures.push(loadAverageFigure());
+    return figures;
+  });
 }

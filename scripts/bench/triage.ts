@@ -7,12 +7,11 @@
  * the CPU time is the work itself and the wall time adds the wait for a core; the load average is reported).
  * Scale with BENCH_TRIAGE_TRAJECTORIES.
  */
-import os from "node:os";
 import { closeDatabase, sqliteClient, tablesOf } from "../../db/database";
 import { formatEvaluatorRef, parseTrajectoryListParams } from "../../server/domain/trajectory-list-query";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
 import { BENCH_SITES, withGeneratedAnalyticsData } from "./analytics-data";
-import { percentile, timedRuns, type BenchFigure } from "./types";
+import { percentile, timedRuns, loadAverageFigure, type BenchFigure } from "./types";
 
 const RUNS = 20;
 const TARGET_MS = 300;
@@ -71,7 +70,7 @@ export async function benchTriage(): Promise<BenchFigure[]> {
     const p95 = percentile(all, 95);
     figures.push({ name: "all combinations p95", value: p95, unit: "ms", target: `≤ ${TARGET_MS} ms`, ok: p95 <= TARGET_MS });
     figures.push({ name: "all combinations p95 CPU", value: percentile(allCpu, 95), unit: "ms CPU" });
-    figures.push({ name: "load average (1 min) at the end", value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` });
+    figures.push(loadAverageFigure());
     await closeDatabase(db);
   });
   return figures;

@@ -1,3 +1,5 @@
+import os from "node:os";
+
 /** One benchmark figure. `target` is the issue's goal as text ("≤ 2×"); `ok` says whether it was met. */
 export interface BenchFigure {
   name: string;
@@ -5,6 +7,11 @@ export interface BenchFigure {
   unit: string;
   target?: string;
   ok?: boolean;
+}
+
+/** The machine's load average over the last minute, printed with a bench's figures so they can be read against it. */
+export function loadAverageFigure(name = "load average (1 min) at the end"): BenchFigure {
+  return { name, value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` };
 }
 
 export function percentile(values: number[], p: number): number {
