@@ -115,6 +115,10 @@ test.describe.serial("labelling: Submit & next with the next item ready ahead", 
         await page.goBack();
         await expect(page).toHaveURL(new RegExp(`/annotate/${campaignId}/${first}(\\?|$)`));
         await expect(page.getByTestId("label-panel")).toBeVisible();
+        // With the label just submitted in the form (the page first has the copy cached before that submit), and no
+        // draft of unsaved edits kept for it.
+        await expect(page.getByTestId("label-panel").getByRole("button", { name: /^Success/ })).toHaveAttribute("aria-pressed", "true");
+        expect(await page.evaluate(() => Object.keys(window.localStorage).filter((k) => k.includes("draft")))).toEqual([]);
         await page.goForward();
         await expectItemShown(page, campaignId, ahead.itemNo);
       }

@@ -69,15 +69,15 @@ function initialState(
   itemNo: number,
   mine: MyLabel,
   stepCount: number,
-): { draft: Draft; restoredAt: number | null } {
+): { draft: Draft; restoredAt: number | null; fromStored: boolean } {
   const fromUndo = undoneValues(campaign.id, itemNo);
-  if (fromUndo !== null) return { draft: fromUndo, restoredAt: null };
+  if (fromUndo !== null) return { draft: fromUndo, restoredAt: null, fromStored: false };
   const saved = savedDraft(mine);
   if (draftKey && typeof window !== "undefined") {
     const stored = parseStoredDraft(window.localStorage.getItem(draftKey), { categories: campaign.labelSchema.categories, stepCount });
-    if (stored && hasUnsavedChanges(stored.draft, saved)) return { draft: stored.draft, restoredAt: stored.savedAt };
+    if (stored && hasUnsavedChanges(stored.draft, saved)) return { draft: stored.draft, restoredAt: stored.savedAt, fromStored: false };
   }
-  return { draft: saved ?? { verdict: null, category: null, firstFailingStep: null, note: "" }, restoredAt: null };
+  return { draft: saved ?? { verdict: null, category: null, firstFailingStep: null, note: "" }, restoredAt: null, fromStored: true };
 }
 
 /** Values an undo left for this trajectory (consumed), or null. */
@@ -194,12 +194,16 @@ function useLabelDraft(campaign: LabelCampaign, itemNo: number, mine: MyLabel, s
   const [draft, setDraftState] = useState<Draft>(() => savedDraft(mine) ?? EMPTY_DRAFT);
   const [draftReady, setDraftReady] = useState(false);
   const keyRef = useRef(newKey());
+  // The stored label the form shows while nobody has touched it (null once it shows an undo's values, a restored
+  // draft or the annotator's own edits).
+  const followed = useRef<{ revision: number | null } | null>(null);
 
   // After mount (so server and client render the same): put back what an undo left or this user's draft.
   useEffect(() => {
     const start = initialState(draftKey, campaign, itemNo, mine, stepCount);
     setDraftState(start.draft);
     setDraftReady(true);
+    followed.current = start.fromStored ? { revision: mine.label?.revision ?? null } : null;
     if (new URLSearchParams(window.location.search).has("undone")) {
       setStatus({ tone: "info", text: "Your last submit was undone; its values are back in the form." });
     } else if (start.restoredAt !== null) {
@@ -207,6 +211,16 @@ function useLabelDraft(campaign: LabelCampaign, itemNo: number, mine: MyLabel, s
     }
     // Once per trajectory: the panel is keyed by it.
   }, []);
+
+  // Back to an item labelled a moment ago shows the copy of its label cached before that submit, then the server's
+  // answer: an untouched form follows the stored label, rather than showing an empty form with "unsaved" edits.
+  const revision = mine.label?.revision ?? null;
+  useEffect(() => {
+    if (!draftReady || !followed.current || followed.current.revision === revision) return;
+    followed.current = { revision };
+    setDraftState(savedDraft(mine) ?? EMPTY_DRAFT);
+    // `mine` changes with its revision: the revision is what the form follows.
+  }, [draftReady, revision]);
 
   const unsaved = !locked && hasUnsavedChanges(draft, savedDraft(mine));
 
@@ -225,11 +239,18 @@ function useLabelDraft(campaign: LabelCampaign, itemNo: number, mine: MyLabel, s
   const setDraft: SetDraft = useCallback((update) => {
     setDraftState((d) => {
       const next = update(d);
-      if (next !== d) keyRef.current = newKey();
+      if (next !== d) {
+        keyRef.current = newKey();
+        followed.current = null;
+      }
       return next;
     });
   }, []);
-  return { draft, setDraft, replaceDraft: setDraftState, keyRef, draftKey };
+  const replaceDraft = useCallback((values: Draft) => {
+    followed.current = null;
+    setDraftState(values);
+  }, []);
+  return { draft, setDraft, replaceDraft, keyRef, draftKey };
 }
 
 /** Warn before leaving with unsaved changes: reloads and closing the tab (beforeunload), and links on the page. */
