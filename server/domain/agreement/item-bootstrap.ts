@@ -217,24 +217,36 @@ function drawnSum(drawn: Float64Array, perPattern: Float64Array): number {
   return sum;
 }
 
-function drawFleiss(selected: Selected, k: number, options: IntervalOptions): CoefficientInterval {
-  const { ratings, squares, weights, items } = selected;
-  const m = ratings[0]!;
-  const drawn = new Float64Array(weights.length);
+/**
+ * A bootstrap of a coefficient worked out from each resample's category totals: `coefficient` gets Σ_c totals_c² and
+ * the resample's pattern multiplicities (`drawn`), and returns the coefficient, or null where it is 0/0.
+ */
+function bootstrapFromTotals(
+  selected: Selected,
+  k: number,
+  options: IntervalOptions,
+  symbol: string,
+  coefficient: (sumSquares: number, drawn: Float64Array) => number | null,
+): CoefficientInterval {
+  const drawn = new Float64Array(selected.weights.length);
   const totals = new Float64Array(k);
   return bootstrapCoefficient(
-    items,
-    (rng) => {
-      const T = drawCategoryTotals(selected, k, rng, drawn, totals);
-      const sumSquares = drawnSum(drawn, squares);
-      const Nm = items * m;
-      const den = (m - 1) * (Nm * Nm - T);
-      if (den === 0) return null;
-      return ((sumSquares - Nm) * Nm - T * (m - 1)) / den;
-    },
+    selected.items,
+    (rng) => coefficient(drawCategoryTotals(selected, k, rng, drawn, totals), drawn),
     options,
-    (v) => sameValueNote("κ", items, v),
+    (v) => sameValueNote(symbol, selected.items, v),
   );
+}
+
+function drawFleiss(selected: Selected, k: number, options: IntervalOptions): CoefficientInterval {
+  const { ratings, squares, items } = selected;
+  const m = ratings[0]!;
+  const Nm = items * m;
+  return bootstrapFromTotals(selected, k, options, "κ", (T, drawn) => {
+    const den = (m - 1) * (Nm * Nm - T);
+    if (den === 0) return null;
+    return ((drawnSum(drawn, squares) - Nm) * Nm - T * (m - 1)) / den;
+  });
 }
 
 /** Bootstrap interval of Krippendorff's α (nominal) over the pairable items (two or more ratings) in `patterns`. */
@@ -246,23 +258,14 @@ export const krippendorffAlphaInterval = coefficientInterval<{ alpha: number | n
 );
 
 function drawAlpha(selected: Selected, k: number, options: IntervalOptions): CoefficientInterval {
-  const { ratings, squares, weights, items } = selected;
+  const { ratings, squares, weights } = selected;
   // Per pattern, its disagreeing mass (m² − Σ n_c²) / (m − 1).
   const disagreement = new Float64Array(weights.length);
   for (let p = 0; p < weights.length; p++) disagreement[p] = (ratings[p]! * ratings[p]! - squares[p]!) / (ratings[p]! - 1);
-  const drawn = new Float64Array(weights.length);
-  const totals = new Float64Array(k);
-  return bootstrapCoefficient(
-    items,
-    (rng) => {
-      const sumNc2 = drawCategoryTotals(selected, k, rng, drawn, totals);
-      const n = drawnSum(drawn, ratings);
-      const observed = drawnSum(drawn, disagreement);
-      const expected = n * n - sumNc2;
-      if (expected === 0) return null;
-      return 1 - ((n - 1) * observed) / expected;
-    },
-    options,
-    (v) => sameValueNote("α", items, v),
-  );
+  return bootstrapFromTotals(selected, k, options, "α", (sumNc2, drawn) => {
+    const n = drawnSum(drawn, ratings);
+    const expected = n * n - sumNc2;
+    if (expected === 0) return null;
+    return 1 - ((n - 1) * drawnSum(drawn, disagreement)) / expected;
+  });
 }
