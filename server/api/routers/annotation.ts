@@ -108,9 +108,19 @@ const labelSchemaInput = z
   .strict()
   .optional();
 
-const decisionMetaInput = {
+/** What an adjudicator or a QA reviewer writes beside the verdict: category, failing step, reasoning, confidence, source. */
+const decisionInput = {
+  category: z.string().nullable().optional(),
+  firstFailingStep: z.number().int().nonnegative().nullable().optional(),
+  reason: z.string().max(5000),
   confidence: z.enum(DECISION_CONFIDENCES).nullable().optional(),
   disagreementSource: z.enum(DISAGREEMENT_SOURCES).nullable().optional(),
+};
+/** A QA review: the consolidated label confirmed, or corrected to a verdict, with the decision's fields. */
+const qaReviewInput = {
+  decision: z.enum(QA_DECISIONS),
+  verdict: z.enum(["success", "failure", "not_executable"]).optional(),
+  ...decisionInput,
 };
 
 const selection = z.object({ trajectoryIds: z.array(id).max(200_000).optional(), filter: filter.optional() });
@@ -200,10 +210,7 @@ export const campaignsRouter = createTRPCRouter({
         id,
         trajectoryId: id,
         verdict: z.enum(["success", "failure", "not_executable"]),
-        category: z.string().nullable().optional(),
-        firstFailingStep: z.number().int().nonnegative().nullable().optional(),
-        reason: z.string().max(5000),
-        ...decisionMetaInput,
+        ...decisionInput,
       }),
     )
     .mutation(({ ctx, input }) => adjudicate(ctx.db, ctx.actor, { campaignId: input.id, ...input })),
@@ -227,12 +234,7 @@ export const campaignsRouter = createTRPCRouter({
       z.object({
         id,
         trajectoryId: id,
-        decision: z.enum(QA_DECISIONS),
-        verdict: z.enum(["success", "failure", "not_executable"]).optional(),
-        category: z.string().nullable().optional(),
-        firstFailingStep: z.number().int().nonnegative().nullable().optional(),
-        reason: z.string().max(5000),
-        ...decisionMetaInput,
+        ...qaReviewInput,
       }),
     )
     .mutation(({ ctx, input }) => submitQaReview(ctx.db, ctx.actor, { campaignId: input.id, ...input })),
@@ -421,12 +423,7 @@ export const qaRouter = createTRPCRouter({
       z.object({
         campaignId: id,
         itemNo: id,
-        decision: z.enum(QA_DECISIONS),
-        verdict: z.enum(["success", "failure", "not_executable"]).optional(),
-        category: z.string().nullable().optional(),
-        firstFailingStep: z.number().int().nonnegative().nullable().optional(),
-        reason: z.string().max(5000),
-        ...decisionMetaInput,
+        ...qaReviewInput,
       }),
     )
     .mutation(({ ctx, input }) => submitQaItemReview(ctx.db, ctx.actor, input)),
