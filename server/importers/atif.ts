@@ -14,7 +14,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { atifTrajectorySchema, readAtif, type AtifImageRef, type AtifReading } from "../domain/imports/atif";
 import type { Outcome } from "../domain/types";
-import { importedBundleVerdicts } from "./bundle-verdicts";
+import { importedBundleTask, importedBundleVerdicts } from "./bundle-fields";
 import { findFolders, runNameFromPath } from "./find-folders";
 import { headText, isDir } from "./fs-helpers";
 import {
@@ -134,22 +134,7 @@ function imageRef(ref: AtifImageRef, file: string, root: string): { image: Image
 
 function taskOf(reading: AtifReading, trial: HarborTrial | null, file: string): ImportTask {
   const v = reading.verdict;
-  if (v) {
-    return {
-      taskSet: v.task.taskSet,
-      externalId: v.task.externalId,
-      site: v.task.site,
-      intent: v.task.intent,
-      startUrl: v.task.startUrl,
-      inputImages: v.task.inputImages,
-      referenceAnswers: v.task.referenceAnswers,
-      evaluatorConfig: v.task.evaluatorConfig ?? null,
-      difficulty: v.task.difficulty,
-      tags: v.task.tags,
-      extra: v.task.extra,
-      attributes: v.task.attributes ?? null,
-    };
-  }
+  if (v) return importedBundleTask(v.task);
   const intent = reading.intent?.trim();
   if (!intent) throw new ImportError(file, "has no task: no user step with a message, and no extra.verdict.task");
   // Without a task name, the task is known by its text: the same instruction is the same task wherever it is found.

@@ -1,9 +1,27 @@
 /**
- * Verdicts carried by a file Verdict wrote (a native bundle's trajectories, an ATIF file's `extra.verdict`), as an
- * import records them.
+ * What a file Verdict wrote carries (a native bundle's trajectories, an ATIF file's `extra.verdict`): its task and its
+ * verdicts, as an import takes them.
  */
-import type { BundleVerdict } from "../domain/imports/bundle";
-import type { ImportVerdict } from "./types";
+import type { BundleTrajectory, BundleVerdict } from "../domain/imports/bundle";
+import type { ImportTask, ImportVerdict } from "./types";
+
+/** The task as the file describes it; what an older file leaves out (evaluator configuration, attributes) is null. */
+export function importedBundleTask(task: BundleTrajectory["task"]): ImportTask {
+  return {
+    taskSet: task.taskSet,
+    externalId: task.externalId,
+    site: task.site,
+    intent: task.intent,
+    startUrl: task.startUrl,
+    inputImages: task.inputImages,
+    referenceAnswers: task.referenceAnswers,
+    evaluatorConfig: task.evaluatorConfig ?? null,
+    difficulty: task.difficulty,
+    tags: task.tags,
+    extra: task.extra,
+    attributes: task.attributes ?? null,
+  };
+}
 
 /**
  * The verdicts to import. A file exported from this very installation (`fromHere`) brings back verdicts whose

@@ -22,7 +22,7 @@ import { firstIssue, issuePath } from "../domain/imports/first-issue";
 import { readImageInfo } from "../domain/image-info";
 import { sha256 } from "../domain/content-hash";
 import { manifestTrajectories, readManifestHeader, refuseOversizedManifest, type ManifestSource } from "./bundle-manifest";
-import { importedBundleVerdicts } from "./bundle-verdicts";
+import { importedBundleTask, importedBundleVerdicts } from "./bundle-fields";
 import { exists, isDir } from "./fs-helpers";
 import { ImportError, type ImageRef, type Importer } from "./types";
 import { openZipReader } from "./zip";
@@ -178,20 +178,7 @@ export const nativeImporter: Importer = {
         yield {
           kind: "trajectory",
           trajectory: {
-            task: {
-              taskSet: t.task.taskSet,
-              externalId: t.task.externalId,
-              site: t.task.site,
-              intent: t.task.intent,
-              startUrl: t.task.startUrl,
-              inputImages: t.task.inputImages,
-              referenceAnswers: t.task.referenceAnswers,
-              evaluatorConfig: t.task.evaluatorConfig ?? null,
-              difficulty: t.task.difficulty,
-              tags: t.task.tags,
-              extra: t.task.extra,
-              attributes: t.task.attributes ?? null,
-            },
+            task: importedBundleTask(t.task),
             run: t.run,
             attempt: t.attempt,
             finalAnswer: t.finalAnswer,
