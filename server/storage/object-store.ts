@@ -17,10 +17,15 @@ export function isObjectName(name: string): boolean {
   return OBJECT_NAME_RE.test(name);
 }
 
-export function checkObjectName(name: string): string {
-  if (!isObjectName(name)) throw new Error(`Not a screenshot object name: ${JSON.stringify(name)}`);
-  return name;
+/** A check of names (keys) the server makes, matching `re`: any other is refused as "Not <what>: <name>" (`what` with its article). */
+export function nameCheck(re: RegExp, what: string): (name: string) => string {
+  return (name) => {
+    if (!re.test(name)) throw new Error(`Not ${what}: ${JSON.stringify(name)}`);
+    return name;
+  };
 }
+
+export const checkObjectName = nameCheck(OBJECT_NAME_RE, "a screenshot object name");
 
 /** Objects are spread over 256 folders (or key prefixes) by the first two hex digits of their hash. */
 export function shardedPath(name: string): string {

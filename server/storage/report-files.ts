@@ -14,6 +14,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { S3Config } from "../config";
+import { nameCheck } from "./object-store";
 import { S3Folder } from "./s3-object-store";
 
 /** Keys are chosen by the server (report-<time>-<random>.zip): nothing a client sends becomes part of one. */
@@ -26,10 +27,7 @@ export function newReportKey(now = Date.now()): string {
   return `report-${now}-${crypto.randomBytes(6).toString("hex")}.zip`;
 }
 
-export function checkReportKey(key: string): string {
-  if (!REPORT_KEY_RE.test(key)) throw new Error(`Not a report key: ${JSON.stringify(key)}`);
-  return key;
-}
+export const checkReportKey = nameCheck(REPORT_KEY_RE, "a report key");
 
 export interface ReportFileStore {
   /** Where reports are kept, for messages. */

@@ -12,6 +12,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { S3Config } from "../config";
+import { nameCheck } from "./object-store";
 import { S3Folder } from "./s3-object-store";
 
 /**
@@ -25,10 +26,7 @@ export function uploadsFolder(dataDir: string): string {
   return path.join(dataDir, "imports");
 }
 
-export function checkUploadKey(key: string): string {
-  if (!UPLOAD_KEY_RE.test(key)) throw new Error(`Not an upload key: ${JSON.stringify(key)}`);
-  return key;
-}
+export const checkUploadKey = nameCheck(UPLOAD_KEY_RE, "an upload key");
 
 export interface UploadStaging {
   /** Where staged uploads wait, for messages: s3://bucket/prefix/uploads/. */
