@@ -5,22 +5,12 @@
 import type { BundleTrajectory, BundleVerdict } from "../domain/imports/bundle";
 import type { ImportTask, ImportVerdict } from "./types";
 
-/** The task as the file describes it; what an older file leaves out (evaluator configuration, attributes) is null. */
+/**
+ * The task as the file describes it (the bundle schema's fields are the import's); what an older file leaves out
+ * (evaluator configuration, attributes) is null.
+ */
 export function importedBundleTask(task: BundleTrajectory["task"]): ImportTask {
-  return {
-    taskSet: task.taskSet,
-    externalId: task.externalId,
-    site: task.site,
-    intent: task.intent,
-    startUrl: task.startUrl,
-    inputImages: task.inputImages,
-    referenceAnswers: task.referenceAnswers,
-    evaluatorConfig: task.evaluatorConfig ?? null,
-    difficulty: task.difficulty,
-    tags: task.tags,
-    extra: task.extra,
-    attributes: task.attributes ?? null,
-  };
+  return { ...task, evaluatorConfig: task.evaluatorConfig ?? null, attributes: task.attributes ?? null };
 }
 
 /**
