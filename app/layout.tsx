@@ -5,7 +5,7 @@ import { SignedInUserProvider } from "./_components/signed-in-user";
 import { TopNav } from "./_components/top-nav";
 import { currentPath, currentUser, signInUrl } from "./_lib/session";
 import { TRPCReactProvider } from "./_trpc/client";
-import { api, getQueryClient, HydrateClient, trpc } from "./_trpc/server";
+import { api, getQueryClient, HydrateClient, serverRenderApiUrl, trpc } from "./_trpc/server";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -24,10 +24,11 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const qaReviewer = user ? await (await api()).qa.isReviewer().catch(() => false) : false;
   // The top bar's unread mentions come with the page (streamed, not awaited) instead of a request after hydration.
   if (user) void getQueryClient().prefetchQuery(trpc.comments.inbox.queryOptions());
+  const serverApiUrl = await serverRenderApiUrl();
   return (
     <html lang="en">
       <body className="flex min-h-dvh flex-col">
-        <TRPCReactProvider>
+        <TRPCReactProvider serverApiUrl={serverApiUrl}>
           <SignedInUserProvider user={user}>
             <HydrateClient>
               <TopNav user={user} qaReviewer={qaReviewer} />

@@ -40,7 +40,7 @@ try {
 }
 if (!chromiumAvailable(config.chromiumPath)) fail(`Chromium was not found at ${config.chromiumPath} (CHROMIUM_PATH)`);
 
-const isolation = browserIsolation(process.env);
+const isolation = browserIsolation(config);
 // As root the worker switches Chromium to an unprivileged user; a shared browser server has no such step.
 if (isolation.kind === "sandbox-as-user") fail("run the browser server as a non-root user: Chromium cannot keep its sandbox as root");
 if (isolation.kind === "no-sandbox") console.error(`browser server: warning: ${isolation.warning}`);

@@ -15,6 +15,7 @@ import type { Metadata } from "next";
 import { cache, type ComponentType, type ReactNode } from "react";
 import { appRouter, createCaller } from "@/server/api/root";
 import { createTRPCContext } from "@/server/api/trpc";
+import { DEFAULT_PORT } from "@/server/config";
 import { makeQueryClient } from "./query-client";
 
 const createContext = cache(async () => {
@@ -29,6 +30,15 @@ export const trpc = createTRPCOptionsProxy({ ctx: createContext, router: appRout
 /** A caller bound to this request's context. */
 export async function api() {
   return createCaller(await createContext());
+}
+
+/**
+ * Where client components reach the API while they render on the server: this web server on loopback, at the port
+ * the configuration reads (PORT, which Next sets to the port it listens on). Read per request, so a build serves on
+ * any port; the root layout hands it to TRPCReactProvider.
+ */
+export async function serverRenderApiUrl(): Promise<string> {
+  return `http://127.0.0.1:${(await createContext()).config.port ?? DEFAULT_PORT}/api/trpc`;
 }
 
 /** The signed-in user of this request, as its tRPC context read it from the session cookie (once per request). */

@@ -21,7 +21,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright";
-import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { chromiumAvailable, launchChromium, type BrowserConfig } from "../../server/browser/launch";
 import { bundleStepSink, recordTrajectory, type RecordedStep } from "../../server/browser/recorder";
 import { createScriptedPolicy } from "../../server/browser/scripted-policy";
 import { BrowserSession } from "../../server/browser/session";
@@ -31,6 +31,7 @@ import { listJobs } from "../../db/repositories/jobs";
 import { liveGroupKey } from "../../db/repositories/live/runs";
 import { getSteps } from "../../db/repositories/trajectories";
 import { closeDatabase } from "../../db/database";
+import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { liveRunRequestSchema } from "../../server/domain/live/settings";
 import { liveRunDetail, startLiveRun, ensureDemoTaskSet, EgressProxy } from "../../server/services/live";
@@ -124,7 +125,8 @@ function overhead(s: RecordedStep): number {
 }
 
 export async function benchRunnerOverhead(): Promise<{ name: string; value: number; unit: string; target?: string; ok?: boolean }[]> {
-  const chromiumPath = resolveChromiumPath();
+  const config = loadConfig();
+  const chromiumPath = config.chromiumPath;
   if (!chromiumAvailable(chromiumPath)) {
     throw new Error(`no Chromium at ${chromiumPath}; install it with apt-get install -y chromium or set CHROMIUM_PATH`);
   }
@@ -133,7 +135,7 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
   const egress = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sites.port}`] } });
   // As the worker does, the browser is launched with a proxy: run as the browser user, its network reaches the
   // egress proxies only (scripts/browser-user.sh). Contexts without one of their own go through this one.
-  const browser = await launchChromium({ executablePath: chromiumPath, egressProxy: egress.url });
+  const browser = await launchChromium({ config, egressProxy: egress.url });
   const ours: RecordedStep[] = [];
   const proxied: RecordedStep[] = [];
   const withHar: RecordedStep[] = [];
@@ -158,7 +160,7 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
     fs.rmSync(outDir, { recursive: true, force: true });
   }
 
-  const concurrent = await concurrentLiveRuns(chromiumPath);
+  const concurrent = await concurrentLiveRuns(config);
 
   const total = ours.map(overhead);
   const ourMedian = median(total);
@@ -200,9 +202,10 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
 const CONCURRENT_RUNS = 4;
 
 /** Four live runs at once through the whole runner (queue, worker, guard, database); all must end without failure. */
-async function concurrentLiveRuns(chromiumPath: string): Promise<BenchFigure[]> {
+async function concurrentLiveRuns(browser: BrowserConfig): Promise<BenchFigure[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-live-"));
-  const ctx = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: dir, chromiumPath });
+  const { chromiumPath, browserUser, runnerNoSandbox } = browser;
+  const ctx = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: dir, chromiumPath, browserUser, runnerNoSandbox });
   let sites: DemoSitesServer | null = null;
   try {
     sites = await startDemoSites();

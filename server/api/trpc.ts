@@ -97,10 +97,10 @@ const t = initTRPC
 /**
  * Maps domain errors thrown by services to tRPC codes with their message intact. A database busy with another
  * process's write becomes a retryable 503 (the failed statement, or its whole transaction, was not applied).
- * Anything else is an unexpected failure: it keeps tRPC's INTERNAL_SERVER_ERROR, and in production its message
- * is not exposed.
+ * Anything else is an unexpected failure: it keeps tRPC's INTERNAL_SERVER_ERROR, and in production (the config's
+ * `production`, NODE_ENV) its message is not exposed.
  */
-const domainErrors = t.middleware(async ({ next }) => {
+const domainErrors = t.middleware(async ({ ctx, next }) => {
   const res = await next();
   if (!res.ok) {
     const cause = res.error.cause;
@@ -108,7 +108,7 @@ const domainErrors = t.middleware(async ({ next }) => {
       res.error = new TRPCError({ code: cause.code, message: cause.message, cause });
     } else if (isDatabaseBusy(cause)) {
       res.error = new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DATABASE_BUSY_MESSAGE, cause });
-    } else if (res.error.code === "INTERNAL_SERVER_ERROR" && process.env.NODE_ENV === "production") {
+    } else if (res.error.code === "INTERNAL_SERVER_ERROR" && ctx.config.production === true) {
       console.error(res.error.cause ?? res.error);
       res.error = new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "Internal error (details are in the server log)" });
     }

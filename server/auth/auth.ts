@@ -220,7 +220,7 @@ export async function getAuth(app: Pick<AppContext, "db" | "config">): Promise<V
       secret: resolveAuthSecret(app.config),
       baseUrl: app.config.baseUrl,
       origins: app.config,
-      production: process.env.NODE_ENV === "production",
+      production: app.config.production === true,
     });
     cache.set(app.db, auth);
   }

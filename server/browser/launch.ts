@@ -16,8 +16,14 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright";
+import { DEFAULT_BROWSER_USER, runtimeEnvironment, type VerdictConfig } from "../config";
 
-export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
+/**
+ * What launching reads of the configuration: Chromium's path (CHROMIUM_PATH), the user it runs as under root
+ * (VERDICT_BROWSER_USER) and whether its sandbox is off (VERDICT_RUNNER_NO_SANDBOX). Callers hand in their
+ * AppContext's config; scripts and tests, loadConfig().
+ */
+export type BrowserConfig = Pick<VerdictConfig, "chromiumPath" | "browserUser" | "runnerNoSandbox">;
 
 /**
  * Flags for a headless, quiet browser: no GPU, no phoning home; no QUIC, and WebRTC told to keep off non-proxied UDP,
@@ -35,7 +41,6 @@ export const CHROMIUM_ARGS: readonly string[] = [
   "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 ];
 
-export const DEFAULT_BROWSER_USER = "verdict-browser";
 export const NO_SANDBOX_ENV = "VERDICT_RUNNER_NO_SANDBOX";
 /** Starts Chromium as the browser user (see chromium-as-user.sh); also for browser servers started as root. */
 export const AS_USER_WRAPPER = path.join(path.dirname(fileURLToPath(import.meta.url)), "chromium-as-user.sh");
@@ -67,18 +72,18 @@ export function lookupSystemUser(user: string): { uid: number; gid: number } | n
  * user when it is; without the sandbox only when the admin said so.
  */
 export function browserIsolation(
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  config: Pick<BrowserConfig, "browserUser" | "runnerNoSandbox">,
   uid: number = process.getuid?.() ?? -1,
   lookupUser: (user: string) => { uid: number; gid: number } | null = lookupSystemUser,
 ): BrowserIsolation {
-  if (env[NO_SANDBOX_ENV]?.trim() === "1") {
+  if (config.runnerNoSandbox === true) {
     return {
       kind: "no-sandbox",
       warning: `${NO_SANDBOX_ENV}=1: Chromium runs WITHOUT its sandbox${uid === 0 ? " as root" : ""}; a page that exploits the browser gets this server's privileges`,
     };
   }
   if (uid !== 0) return { kind: "sandbox" };
-  const user = env.VERDICT_BROWSER_USER?.trim() || DEFAULT_BROWSER_USER;
+  const user = config.browserUser ?? DEFAULT_BROWSER_USER;
   const found = lookupUser(user);
   if (!found) {
     throw new BrowserSandboxError(
@@ -90,8 +95,8 @@ export function browserIsolation(
   return { kind: "sandbox-as-user", user, ...found };
 }
 
-/** What the browser process may see of the environment: enough to run, nothing secret. */
-function browserEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+/** What the browser process may see of the environment it is started from: enough to run, nothing secret. */
+function browserEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const keep = ["PATH", "LANG", "LANGUAGE", "LC_ALL", "TZ", "TMPDIR", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "FONTCONFIG_PATH", "HOME"];
   const out: Record<string, string> = {};
   for (const k of keep) if (env[k] !== undefined) out[k] = env[k]!;
@@ -113,22 +118,20 @@ export class ChromiumNotFoundError extends Error {
 }
 
 export interface LaunchOptions {
-  /** Defaults to CHROMIUM_PATH from the environment, then /usr/bin/chromium. */
-  executablePath?: string;
+  /** Chromium's path and its sandbox settings (the caller's AppContext config). */
+  config: BrowserConfig;
   headless?: boolean;
   /** Appended to CHROMIUM_ARGS. */
   extraArgs?: string[];
   /** Proxy for every connection of the browser (the live runner's egress proxy); loopback is not bypassed. */
   egressProxy?: string;
-  /** Where the sandbox settings are read (default process.env). */
-  env?: NodeJS.ProcessEnv;
+  /**
+   * The environment the browser process is started from (default: this process's, runtimeEnvironment()); only what
+   * it needs to run reaches it (PATH, locale, display, HOME), no keys or secrets.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Told when the browser runs without its sandbox (default: console.warn once per process). */
   warn?: (line: string) => void;
-}
-
-export function resolveChromiumPath(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env.CHROMIUM_PATH && env.CHROMIUM_PATH.trim() !== "" ? env.CHROMIUM_PATH : undefined;
-  return explicit ?? fromEnv ?? DEFAULT_CHROMIUM_PATH;
 }
 
 /** True when the path exists and is an executable file. */
@@ -162,11 +165,11 @@ export async function connectRemoteBrowser(remote: { wsEndpoint: string; protoco
   }
 }
 
-export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
-  const env = options.env ?? process.env;
-  const executablePath = resolveChromiumPath(options.executablePath, env);
+export async function launchChromium(options: LaunchOptions): Promise<Browser> {
+  const env = options.env ?? runtimeEnvironment();
+  const executablePath = options.config.chromiumPath;
   if (!chromiumAvailable(executablePath)) throw new ChromiumNotFoundError(executablePath);
-  const isolation = browserIsolation(env);
+  const isolation = browserIsolation(options.config);
   const args = [...CHROMIUM_ARGS];
   if (options.egressProxy) args.push(`--proxy-server=${options.egressProxy}`, "--proxy-bypass-list=<-loopback>");
   if (isolation.kind === "no-sandbox") {

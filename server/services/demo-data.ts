@@ -85,7 +85,7 @@ export async function generateDemoData(ctx: AppContext, options: DemoOptions = {
   // may open connections to the proxies only (scripts/browser-user.sh).
   const egress = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sites.port}`] }, ports: ctx.config.runnerProxyPorts });
   try {
-    const browser = await launchChromium({ executablePath: ctx.config.chromiumPath, egressProxy: egress.url });
+    const browser = await launchChromium({ config: ctx.config, egressProxy: egress.url });
     try {
       // A fresh folder: images of an older recording must not linger in the bundle.
       await fsp.rm(bundleDir, { recursive: true, force: true });

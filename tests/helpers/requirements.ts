@@ -11,7 +11,8 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromiumAvailable, DEFAULT_BROWSER_USER, lookupSystemUser, resolveChromiumPath } from "../../server/browser/launch";
+import { chromiumAvailable, lookupSystemUser } from "../../server/browser/launch";
+import { loadConfig, readEnvironment } from "../../server/config";
 
 /** The reason a need is unmet; under CI, the error that fails the file. */
 export function unmet(reason: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -41,14 +42,14 @@ export function sharedSkipReason(parts: string[], env: NodeJS.ProcessEnv = proce
 
 /** Null when Chromium is at CHROMIUM_PATH (default /usr/bin/chromium), else why not. */
 export function chromiumSkipReason(env: NodeJS.ProcessEnv = process.env): string | null {
-  const executable = resolveChromiumPath(undefined, env);
+  const executable = loadConfig(env).chromiumPath;
   if (chromiumAvailable(executable)) return null;
   return unmet(`no Chromium at ${executable} (apt-get install -y chromium, or set CHROMIUM_PATH)`, env);
 }
 
 /** Null unless this runs as root without the unprivileged user the browser is started as. */
 export function browserUserSkipReason(env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.()): string | null {
-  const user = env.VERDICT_BROWSER_USER || DEFAULT_BROWSER_USER;
+  const user = readEnvironment(env).VERDICT_BROWSER_USER;
   if (uid !== 0 || lookupSystemUser(user)) return null;
   return unmet(`running as root without the browser user "${user}" (create it with scripts/browser-user.sh)`, env);
 }

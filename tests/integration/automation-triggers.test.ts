@@ -17,7 +17,8 @@ import { listRuleRuns } from "../../db/repositories/automation/rules";
 import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
 import { getJob, listJobs } from "../../db/repositories/jobs";
 import { liveGroupKey } from "../../db/repositories/live/runs";
-import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium } from "../../server/browser/launch";
+import { loadConfig } from "../../server/config";
 import { closeSharedDatabases } from "../../server/context";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
 import type { Actor } from "../../server/domain/access/actor";
@@ -41,7 +42,7 @@ import { rawRequest, startRouteServer, type RouteServer } from "../helpers/route
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { runQueuedImports } from "../helpers/workers";
 
-const chromiumPath = resolveChromiumPath();
+const browserConfig = loadConfig();
 const noChromium = chromiumSkipReason();
 
 let ctx: TestContext;
@@ -227,7 +228,7 @@ describeEachBackend("automation rules: what starts them", (backend) => {
         demo: { baseUrl: sites.baseUrl, origins: [`127.0.0.1:${sites.port}`] },
         resolveHost: async () => [],
         launch: async ({ egressProxy }) => {
-          const b = await launchChromium({ executablePath: chromiumPath, egressProxy });
+          const b = await launchChromium({ config: browserConfig, egressProxy });
           browsers.push(b);
           return b;
         },

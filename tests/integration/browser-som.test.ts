@@ -6,7 +6,8 @@ import sharp from "sharp";
 import type { Browser } from "playwright";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { executeAction } from "../../server/browser/actions";
-import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium } from "../../server/browser/launch";
+import { loadConfig } from "../../server/config";
 import { recordTrajectory } from "../../server/browser/recorder";
 import { createScriptedPolicy } from "../../server/browser/scripted-policy";
 import { BrowserSession, DEFAULT_VIEWPORT } from "../../server/browser/session";
@@ -18,7 +19,8 @@ import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/se
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 import { EgressProxy } from "../../server/services/live/egress-proxy";
 
-const chromiumPath = resolveChromiumPath();
+const browserConfig = loadConfig();
+const chromiumPath = browserConfig.chromiumPath;
 const noChromium = chromiumSkipReason();
 const haveChromium = noChromium === null;
 if (!haveChromium) {
@@ -71,7 +73,7 @@ describe.skipIf(!haveChromium)(titled("browser module on real Chromium", noChrom
     sites = await startDemoSites();
     // Through an egress proxy, as the runner's browser: as the browser user it may connect to the proxies only.
     egress = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sites.port}`] } });
-    browser = await launchChromium({ executablePath: chromiumPath, egressProxy: egress.url });
+    browser = await launchChromium({ config: browserConfig, egressProxy: egress.url });
   });
   afterAll(async () => {
     await browser?.close();

@@ -12,13 +12,13 @@ import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { listRuns } from "../../db/repositories/catalog";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { getTrajectoryDetail, trajectoryIds } from "../../db/repositories/trajectories";
-import { resolveChromiumPath } from "../../server/browser/launch";
+import { loadConfig } from "../../server/config";
 import { createAppContext, type AppContext } from "../../server/context";
 import { DEMO_RUNS, DEMO_TASKS, DEMO_TRAJECTORIES } from "../../server/demo-sites/demo-trajectories";
 import { cliRunner } from "../helpers/cli";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 
-const chromiumPath = resolveChromiumPath();
+const chromiumPath = loadConfig().chromiumPath;
 const noChromium = chromiumSkipReason();
 const haveChromium = noChromium === null;
 if (!haveChromium) {

@@ -6,7 +6,8 @@
 import http from "node:http";
 import type { Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium } from "../../server/browser/launch";
+import { loadConfig } from "../../server/config";
 import { pageShell, startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
 import { EgressProxy } from "../../server/services/live/egress-proxy";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
@@ -110,7 +111,7 @@ describe("demo sites server", () => {
   });
 });
 
-const chromiumPath = resolveChromiumPath();
+const browserConfig = loadConfig();
 const noChromium = chromiumSkipReason();
 
 describe.skipIf(noChromium !== null)(titled("demo sites in Chromium", noChromium), () => {
@@ -119,7 +120,7 @@ describe.skipIf(noChromium !== null)(titled("demo sites in Chromium", noChromium
   beforeAll(async () => {
     // As the runner's browser: its user may connect to the egress proxy only.
     egress = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sites.port}`] } });
-    browser = await launchChromium({ executablePath: chromiumPath, egressProxy: egress.url });
+    browser = await launchChromium({ config: browserConfig, egressProxy: egress.url });
   });
   afterAll(async () => {
     await browser?.close();

@@ -21,7 +21,8 @@ import { findVerdict, upsertVerdict } from "../../db/repositories/evaluation/ver
 import { liveGroupKey } from "../../db/repositories/live/runs";
 import { stepEvidenceOf, storedInputImage, trajectoryHarOf } from "../../db/repositories/live/evidence";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium } from "../../server/browser/launch";
+import { loadConfig } from "../../server/config";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/live/settings";
 import { runImport } from "../../server/services/imports/ingest";
 import { collectUnreferencedObjects } from "../../server/services/operations/garbage";
@@ -43,7 +44,8 @@ import { callerWithRole } from "../helpers/trpc";
 import { SITE_PASSWORD, SITE_USER, startLoginSite, storageStateFileFor, type LoginSite } from "../helpers/login-sites";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 
-const chromiumPath = resolveChromiumPath();
+const browserConfig = loadConfig();
+const chromiumPath = browserConfig.chromiumPath;
 const noChromium = chromiumSkipReason();
 const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping benchmark live-run tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
@@ -143,7 +145,7 @@ function work(runId: number, env: Record<string, string> = {}, concurrency = 1) 
     logins,
     resolveHost: async () => [],
     launch: async ({ egressProxy }) => {
-      const b = await launchChromium({ executablePath: chromiumPath, egressProxy });
+      const b = await launchChromium({ config: browserConfig, egressProxy });
       browsers.push(b);
       return b;
     },

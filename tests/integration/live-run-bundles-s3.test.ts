@@ -15,8 +15,9 @@ import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
 import { listJobs } from "../../db/repositories/jobs";
 import { liveGroupKey } from "../../db/repositories/live/runs";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium } from "../../server/browser/launch";
 import type { S3Config } from "../../server/config";
+import { loadConfig } from "../../server/config";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
 import { bundleManifestSchema, type BundleManifest } from "../../server/domain/imports/bundle";
 import { liveRunRequestSchema } from "../../server/domain/live/settings";
@@ -32,7 +33,8 @@ import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
 import { startTestS3, type TestS3 } from "../helpers/s3";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 
-const chromiumPath = resolveChromiumPath();
+const browserConfig = loadConfig();
+const chromiumPath = browserConfig.chromiumPath;
 const noChromium = chromiumSkipReason();
 const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping live-run bundle tests on S3: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
@@ -137,7 +139,7 @@ describeEachBackend("finished live-run bundles and the bucket", (backend) => {
       untilIdle: true,
       demo: { baseUrl: sites!.baseUrl, origins: [`127.0.0.1:${sites!.port}`] },
       resolveHost: async () => [],
-      launch: ({ egressProxy }) => launchChromium({ executablePath: chromiumPath, egressProxy }),
+      launch: ({ egressProxy }) => launchChromium({ config: browserConfig, egressProxy }),
       log: (line) => log.push(line),
     });
     const tasks = (await liveRunDetail({ db: app.db, env: {} }, runId)).tasks;

@@ -13,7 +13,7 @@ import { liveGroupKey } from "../../db/repositories/live/runs";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { createCaller } from "../../server/api/root";
-import { resolveChromiumPath } from "../../server/browser/launch";
+import { loadConfig } from "../../server/config";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/live/settings";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
 import { taskValues } from "../../server/services/imports/ingest";
@@ -25,7 +25,7 @@ import { createTestContext, type TestContext } from "../helpers/context";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 
 const root = path.resolve(__dirname, "..", "..");
-const chromiumPath = resolveChromiumPath();
+const chromiumPath = loadConfig().chromiumPath;
 const noChromium = chromiumSkipReason();
 const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping live runner recovery tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);

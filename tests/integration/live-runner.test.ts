@@ -21,7 +21,8 @@ import { getJob, listJobs } from "../../db/repositories/jobs";
 import { liveGroupKey, trajectoryPulse } from "../../db/repositories/live/runs";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium } from "../../server/browser/launch";
+import { loadConfig } from "../../server/config";
 import { RUNNER_PROMPT_VERSION, RUNNER_SYSTEM_PROMPT } from "../../server/domain/live/policy-prompt";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/live/settings";
 import type { ReferenceAnswer } from "../../server/domain/types";
@@ -38,7 +39,8 @@ import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "../helpe
 import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 
-const chromiumPath = resolveChromiumPath();
+const browserConfig = loadConfig();
+const chromiumPath = browserConfig.chromiumPath;
 const noChromium = chromiumSkipReason();
 const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping live runner tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
@@ -93,7 +95,7 @@ function work(runId: number, extra: Partial<Parameters<typeof runRunnerWorker>[0
     demo: demoHandle(),
     resolveHost: async () => [],
     launch: async ({ egressProxy }) => {
-      const b = await launchChromium({ executablePath: chromiumPath, egressProxy });
+      const b = await launchChromium({ config: browserConfig, egressProxy });
       browsers.push(b);
       return b;
     },

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { getAuth } from "../../server/auth/auth";
 import { CLIENT_ADDRESS_HEADER } from "../../server/auth/client-address";
 import { createAccount } from "../../server/services/accounts";
@@ -16,15 +16,6 @@ import type { TestContext } from "../helpers/context";
 const root = path.resolve(import.meta.dirname, "..", "..");
 const child = path.join(root, "tests", "helpers", "sign-in-child.ts");
 const PASSWORD = "correct-horse-battery";
-const saved = process.env.NODE_ENV;
-
-beforeAll(() => {
-  // As under `next start`: the rate limit is on only in production.
-  (process.env as Record<string, string>).NODE_ENV = "production";
-});
-afterAll(() => {
-  (process.env as Record<string, string | undefined>).NODE_ENV = saved;
-});
 
 /** Sign-ins through the other web server (a process of its own), as client `address`; their statuses. */
 function signInElsewhere(ctx: TestContext, address: string, count: number): number[] {
@@ -34,7 +25,6 @@ function signInElsewhere(ctx: TestContext, address: string, count: number): numb
     {
       cwd: root,
       encoding: "utf8",
-      env: { ...process.env, NODE_ENV: "production" },
       timeout: 60_000,
     },
   );
@@ -45,7 +35,9 @@ function signInElsewhere(ctx: TestContext, address: string, count: number): numb
 describeEachBackend("sign-in rate limit shared by web servers", (backend) => {
   let ctx: TestContext;
   beforeEach(async () => {
-    ctx = await createBackendContext(backend, "verdict-rate-limit-");
+    const installation = await createBackendContext(backend, "verdict-rate-limit-");
+    // As under `next start` (NODE_ENV=production): the rate limit is on only in production.
+    ctx = { ...installation, config: { ...installation.config, production: true } };
     await createAccount(ctx, { email: "admin@rl.test", name: "Admin", role: "admin", password: PASSWORD });
   });
   afterEach(async () => {

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
 import { liveGroupKey } from "../../db/repositories/live/runs";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { AS_USER_WRAPPER, browserIsolation, resolveChromiumPath } from "../../server/browser/launch";
+import { AS_USER_WRAPPER, browserIsolation } from "../../server/browser/launch";
+import { loadConfig } from "../../server/config";
 import { liveRunRequestSchema } from "../../server/domain/live/settings";
 import { taskValues } from "../../server/services/imports/ingest";
 import { EgressProxy } from "../../server/services/live/egress-proxy";
@@ -22,7 +23,8 @@ import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 
-const chromiumPath = resolveChromiumPath();
+const browserConfig = loadConfig();
+const chromiumPath = browserConfig.chromiumPath;
 const noChromium = chromiumSkipReason();
 const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping remote browser tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
@@ -37,7 +39,7 @@ let ctx: TestContext;
 
 /** A Playwright browser server on 127.0.0.1, Chromium sandboxed as the browser user when this process is root. */
 async function startBrowserServer(): Promise<BrowserServer> {
-  const isolation = browserIsolation();
+  const isolation = browserIsolation(browserConfig);
   const common = { host: "127.0.0.1", port: 0, headless: true, chromiumSandbox: isolation.kind !== "no-sandbox" };
   if (isolation.kind !== "sandbox-as-user") return chromium.launchServer({ ...common, executablePath: chromiumPath });
   return chromium.launchServer({

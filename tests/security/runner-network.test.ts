@@ -17,14 +17,14 @@ import { execFileSync, spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserIsolation, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { browserIsolation, launchChromium } from "../../server/browser/launch";
 import { BrowserSession } from "../../server/browser/session";
-import { DEFAULT_RUNNER_PROXY_PORTS } from "../../server/config";
+import { DEFAULT_RUNNER_PROXY_PORTS, loadConfig } from "../../server/config";
 import { browserNetworkState, browserNetworkTable, ensureBrowserNetworkRules } from "../../server/services/live/browser-network";
 import { EgressProxy } from "../../server/services/live/egress-proxy";
 import { browserNetworkLayerSkipReason, chromiumSkipReason, titled } from "../helpers/requirements";
 
-const chromiumPath = resolveChromiumPath();
+const browserConfig = loadConfig();
 const noChromium = chromiumSkipReason();
 const noNetworkLayer = noChromium ?? browserNetworkLayerSkipReason();
 
@@ -105,7 +105,7 @@ function droppedPackets(uid: number): number {
 /** Chromium as the runner launches it, behind an egress proxy that lets the page's own site through. */
 async function withRunnerBrowser<T>(fn: (browser: Browser, proxy: EgressProxy) => Promise<T>): Promise<T> {
   const proxy = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sitePort}`] } });
-  const browser = await launchChromium({ executablePath: chromiumPath, egressProxy: proxy.url });
+  const browser = await launchChromium({ config: browserConfig, egressProxy: proxy.url });
   try {
     return await fn(browser, proxy);
   } finally {
@@ -120,7 +120,7 @@ describe.skipIf(noNetworkLayer !== null)(titled("the browser user's network laye
   let gid: number;
 
   beforeAll(() => {
-    const isolation = browserIsolation(process.env);
+    const isolation = browserIsolation(browserConfig);
     if (isolation.kind !== "sandbox-as-user")
       throw new Error(`as root, Chromium runs as the browser user; got ${isolation.kind} (run scripts/browser-user.sh)`);
     ({ user, uid, gid } = isolation);

@@ -5,10 +5,12 @@
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { browserIsolation, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { browserIsolation, launchChromium } from "../../server/browser/launch";
+import { loadConfig } from "../../server/config";
 import { browserUserSkipReason, chromiumSkipReason, titled } from "../helpers/requirements";
 
-const chromiumPath = resolveChromiumPath();
+const browserConfig = loadConfig();
+const chromiumPath = browserConfig.chromiumPath;
 const noChromium = chromiumSkipReason();
 const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping browser sandbox tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
@@ -17,19 +19,19 @@ describe("how the browser is isolated", () => {
   const user = (name: string) => (name === "verdict-browser" ? { uid: 999, gid: 995 } : name === "toor" ? { uid: 0, gid: 0 } : null);
 
   it("as root: the unprivileged browser user, or a clear refusal naming the fix", () => {
-    expect(browserIsolation({}, 0, user)).toEqual({ kind: "sandbox-as-user", user: "verdict-browser", uid: 999, gid: 995 });
-    expect(() => browserIsolation({ VERDICT_BROWSER_USER: "nobody-here" }, 0, user)).toThrow(
+    expect(browserIsolation(loadConfig({}), 0, user)).toEqual({ kind: "sandbox-as-user", user: "verdict-browser", uid: 999, gid: 995 });
+    expect(() => browserIsolation(loadConfig({ VERDICT_BROWSER_USER: "nobody-here" }), 0, user)).toThrow(
       /Chromium cannot use its sandbox as root, and the unprivileged browser user "nobody-here" \(VERDICT_BROWSER_USER\) does not exist\. Create it with `scripts\/browser-user\.sh`.*VERDICT_RUNNER_NO_SANDBOX=1/,
     );
-    expect(() => browserIsolation({ VERDICT_BROWSER_USER: "toor" }, 0, user)).toThrow(/"toor" is root; the browser user must be unprivileged/);
+    expect(() => browserIsolation(loadConfig({ VERDICT_BROWSER_USER: "toor" }), 0, user)).toThrow(/"toor" is root; the browser user must be unprivileged/);
   });
 
   it("not root: Chromium's own sandbox; without the sandbox only when the admin says so, with a warning", () => {
-    expect(browserIsolation({}, 1000, user)).toEqual({ kind: "sandbox" });
-    const off = browserIsolation({ VERDICT_RUNNER_NO_SANDBOX: "1" }, 0, user);
+    expect(browserIsolation(loadConfig({}), 1000, user)).toEqual({ kind: "sandbox" });
+    const off = browserIsolation(loadConfig({ VERDICT_RUNNER_NO_SANDBOX: "1" }), 0, user);
     expect(off).toMatchObject({ kind: "no-sandbox" });
     expect(off.kind === "no-sandbox" && off.warning).toMatch(/^VERDICT_RUNNER_NO_SANDBOX=1: Chromium runs WITHOUT its sandbox as root/);
-    expect(browserIsolation({ VERDICT_RUNNER_NO_SANDBOX: "0" }, 1000, user)).toEqual({ kind: "sandbox" });
+    expect(browserIsolation(loadConfig({ VERDICT_RUNNER_NO_SANDBOX: "0" }), 1000, user)).toEqual({ kind: "sandbox" });
   });
 });
 
@@ -41,7 +43,7 @@ describe.skipIf(!haveChromium || noBrowserUser !== null)(titled("the launched br
   it("runs with Chromium's sandbox, and not as root", async () => {
     // An unknown switch Chromium ignores, to find this launch's processes among the machine's.
     const marker = `--verdict-sandbox-probe=${process.pid}-${Date.now()}`;
-    const browser = await launchChromium({ executablePath: chromiumPath, extraArgs: [marker] });
+    const browser = await launchChromium({ config: browserConfig, extraArgs: [marker] });
     try {
       const page = await browser.newPage();
       await page.goto("chrome://sandbox");
@@ -78,7 +80,7 @@ describe.skipIf(!haveChromium || noBrowserUser !== null)(titled("the launched br
   });
 
   it("a browser that does not start is reported with what the sandbox needs and the browser's own error", async () => {
-    const failing = await launchChromium({ executablePath: "/bin/false" }).then(
+    const failing = await launchChromium({ config: { ...browserConfig, chromiumPath: "/bin/false" } }).then(
       () => null,
       (e: Error) => e,
     );

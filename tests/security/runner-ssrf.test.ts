@@ -19,7 +19,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
 import { liveGroupKey } from "../../db/repositories/live/runs";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium } from "../../server/browser/launch";
+import { loadConfig } from "../../server/config";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/live/settings";
 import { taskValues } from "../../server/services/imports/ingest";
 import { liveRunDetail, startLiveRun } from "../../server/services/live/live-runs";
@@ -30,7 +31,8 @@ import type { TestContext } from "../helpers/context";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 import { callerWithRole } from "../helpers/trpc";
 
-const chromiumPath = resolveChromiumPath();
+const browserConfig = loadConfig();
+const chromiumPath = browserConfig.chromiumPath;
 const noChromium = chromiumSkipReason();
 const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping runner SSRF tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
@@ -192,7 +194,7 @@ async function runScripted(startUrl: string, actions: string[], settings: LiveRu
     },
     launch: async (o) => {
       const b = await launchChromium({
-        executablePath: chromiumPath,
+        config: browserConfig,
         egressProxy: o?.egressProxy,
         // What the browser's own resolver would answer, were it asked: both names point at the internal service.
         extraArgs: ["--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP nxdomain.test 127.0.0.1"],

@@ -13,7 +13,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_RUNNER_PROXY_PORTS, type PortRange } from "../../config";
+import { DEFAULT_RUNNER_PROXY_PORTS, runtimeEnvironment, type PortRange } from "../../config";
 
 /** The script that creates the browser user and installs its rules. */
 export const BROWSER_USER_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "scripts", "browser-user.sh");
@@ -50,7 +50,8 @@ export function browserNetworkState(uid: number, ports: PortRange = DEFAULT_RUNN
 
 /**
  * Makes sure the rules for the browser user are in place: checks them, and as root runs scripts/browser-user.sh
- * when they are not. Returns the state found last; a state other than "in-place" is what the caller warns about.
+ * when they are not, from `env` (default: this process's environment, runtimeEnvironment()) with the user and the
+ * ports given here. Returns the state found last; a state other than "in-place" is what the caller warns about.
  */
 export function ensureBrowserNetworkRules(o: { user: string; uid: number; ports?: PortRange; env?: NodeJS.ProcessEnv }): BrowserNetworkState {
   const ports = o.ports ?? DEFAULT_RUNNER_PROXY_PORTS;
@@ -58,7 +59,7 @@ export function ensureBrowserNetworkRules(o: { user: string; uid: number; ports?
   if (first.kind === "in-place" || process.getuid?.() !== 0) return first;
   const r = spawnSync("bash", [BROWSER_USER_SCRIPT], {
     encoding: "utf8",
-    env: { ...(o.env ?? process.env), VERDICT_BROWSER_USER: o.user, VERDICT_RUNNER_PROXY_PORTS: `${ports.from}-${ports.to}` },
+    env: { ...(o.env ?? runtimeEnvironment()), VERDICT_BROWSER_USER: o.user, VERDICT_RUNNER_PROXY_PORTS: `${ports.from}-${ports.to}` },
   });
   const after = browserNetworkState(o.uid, ports);
   if (after.kind === "in-place") return after;

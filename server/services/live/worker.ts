@@ -24,7 +24,7 @@ import type { LiveTaskPayload } from "../../domain/live/settings";
 import { demoSitesPort, runtimeEnvironment } from "../../config";
 import type { AppContext } from "../../context";
 import { browserIsolation, connectRemoteBrowser, launchChromium } from "../../browser/launch";
-import type { PortRange } from "../../config";
+import type { VerdictConfig } from "../../config";
 import { browserNetworkWarning, ensureBrowserNetworkRules } from "./browser-network";
 import { parseDestinationList } from "../../domain/live/safety";
 import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
@@ -174,15 +174,15 @@ export function allowedDestinationsFromEnv(env: Readonly<Record<string, string |
  * At start: when Chromium will run as the browser user, its network rules are checked (and installed, as root); a
  * worker that cannot have them warns once with the operator's step, and runs on.
  */
-function checkBrowserNetwork(env: NodeJS.ProcessEnv, ports: PortRange | undefined, log?: (line: string) => void): void {
+function checkBrowserNetwork(config: VerdictConfig, env: NodeJS.ProcessEnv, log?: (line: string) => void): void {
   let isolation;
   try {
-    isolation = browserIsolation(env);
+    isolation = browserIsolation(config);
   } catch {
     return; // no browser user: launching says what to do
   }
   if (isolation.kind !== "sandbox-as-user") return;
-  const state = ensureBrowserNetworkRules({ user: isolation.user, uid: isolation.uid, ports, env });
+  const state = ensureBrowserNetworkRules({ user: isolation.user, uid: isolation.uid, ports: config.runnerProxyPorts, env });
   if (state.kind === "in-place") log?.(`browser network: ${state.detail}`);
   else (log ?? ((line: string) => console.warn(line)))(`warning: ${browserNetworkWarning(isolation.user, state)}`);
 }
@@ -220,14 +220,14 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     );
   }
   // A browser started here as the unprivileged browser user can be held to the egress proxies by the kernel too.
-  if (!remote) checkBrowserNetwork({ ...runtimeEnvironment(), ...opts.env }, ctx.config.runnerProxyPorts, opts.log);
+  if (!remote) checkBrowserNetwork(ctx.config, { ...runtimeEnvironment(), ...opts.env }, opts.log);
   const launch =
     opts.launch ??
     (remote
       ? () => connectRemoteBrowser(remote)
       : (o: { egressProxy: string }) =>
           launchChromium({
-            executablePath: ctx.config.chromiumPath,
+            config: ctx.config,
             headless: opts.headless ?? true,
             egressProxy: o.egressProxy,
             env: { ...runtimeEnvironment(), ...opts.env },
