@@ -1,7 +1,7 @@
 /**
  * A form field: its visible label (which names the control `htmlFor` points at), the control, then what is wrong
  * with it in words when something is (`problem`, announced and beside the field) or else its hint. The judge
- * forms, the judge configuration and the live-run form use it.
+ * forms, the judge configuration and the live-run form use it. Beside it, the small parts forms and filter bars share.
  */
 import type { ComponentProps, ReactNode } from "react";
 
@@ -70,9 +70,56 @@ export function TextInput({
 
 /** A select's options, one per value, each written by `text` (the value itself unless given). */
 export function Options<T extends string>({ values, text = (v) => v }: { values: readonly T[]; text?: (value: T) => ReactNode }) {
-  return values.map((v) => (
-    <option key={v} value={v}>
-      {text(v)}
+  return <RecordOptions items={values} value={(v) => v} text={text} />;
+}
+
+/** A select's options, one per record of a list: `value` is the option's value, `text` what it says. */
+export function RecordOptions<T>({ items, value, text }: { items: readonly T[]; value: (item: T) => string | number; text: (item: T) => ReactNode }) {
+  return items.map((item) => (
+    <option key={value(item)} value={value(item)}>
+      {text(item)}
     </option>
   ));
+}
+
+/** The widths a filter's select may take, as whole class names so Tailwind sees them. */
+const FILTER_WIDTHS = { narrow: "max-w-48", medium: "max-w-56", wide: "max-w-64" } as const;
+
+/**
+ * A filter bar's select, named by `label` for assistive technology: `empty` is the text of the choice that filters
+ * nothing (none without it), and the select is tinted while `highlight` (by default, while a value is chosen).
+ */
+export function FilterSelect({
+  label,
+  value,
+  onChange,
+  options,
+  empty,
+  highlight = !!value,
+  width,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  /** Each choice as [value, text]. */
+  options: [string, string][];
+  empty?: string;
+  highlight?: boolean;
+  width: keyof typeof FILTER_WIDTHS;
+}) {
+  return (
+    <select
+      aria-label={label}
+      className={`field ${FILTER_WIDTHS[width]} ${highlight ? "border-indigo-300 bg-indigo-50/50" : ""}`}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+    >
+      {empty !== undefined && <option value="">{empty}</option>}
+      {options.map(([v, text]) => (
+        <option key={v} value={v}>
+          {text}
+        </option>
+      ))}
+    </select>
+  );
 }

@@ -11,6 +11,7 @@ import { HeatMatrix } from "./heat-matrix";
 import { IntervalNote } from "./interval-note";
 import { StatCards } from "./stat-cards";
 import { TablePanel } from "./figure";
+import { Options } from "../../_components/field";
 import { WaitingForWorker } from "../../_components/waiting-for-worker";
 import { useRequestedJob } from "../../_lib/use-requested-job";
 
@@ -224,11 +225,7 @@ function ColumnSelect({ title, columns, value, onChange }: { title: string; colu
     <label className="flex flex-col text-[12px]">
       <span className="section-title mb-1">{title}</span>
       <select aria-label={`${title} column`} className="field" value={value} onChange={(e) => onChange(e.target.value)}>
-        {columns.map((h) => (
-          <option key={h} value={h}>
-            {h}
-          </option>
-        ))}
+        <Options values={columns} />
       </select>
     </label>
   );

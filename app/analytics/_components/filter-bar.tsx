@@ -5,9 +5,10 @@
  * dimension, and what to split the view by (site, run, difficulty, any task attribute). Every change rewrites the URL.
  */
 import { usePathname, useRouter } from "next/navigation";
-import { useTransition } from "react";
+import { useTransition, type ComponentProps } from "react";
 import { formatReferenceSpec, parseReferenceSpec } from "@/server/domain/analytics/reference";
 import { analyticsSearch, NO_SITE, type AnalyticsParams } from "../_lib/search";
+import { FilterSelect } from "../../_components/field";
 import { FlaggedNote, type FlaggedCount } from "./flagged-note";
 
 export interface AnalyticsOptions {
@@ -20,35 +21,12 @@ export interface AnalyticsOptions {
   annotators: { key: string; name: string; campaigns: number[] }[];
 }
 
-function Select({
-  label,
-  value,
-  onChange,
-  options,
-  allLabel,
-}: {
-  label: string;
-  value: string;
-  onChange: (v: string) => void;
-  options: [string, string][];
-  allLabel?: string;
-}) {
+/** A filter of the bar, inside a label (all choices when `allLabel` is given). */
+function Select({ label, allLabel, ...select }: Omit<ComponentProps<typeof FilterSelect>, "empty" | "width"> & { allLabel?: string }) {
   return (
     <label className="flex items-center gap-1 text-[12px] text-zinc-500">
       <span className="sr-only">{label}</span>
-      <select
-        aria-label={label}
-        className={`field max-w-56 ${value ? "border-indigo-300 bg-indigo-50/50" : ""}`}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-      >
-        {allLabel !== undefined && <option value="">{allLabel}</option>}
-        {options.map(([v, text]) => (
-          <option key={v} value={v}>
-            {text}
-          </option>
-        ))}
-      </select>
+      <FilterSelect label={label} empty={allLabel} width="medium" {...select} />
     </label>
   );
 }

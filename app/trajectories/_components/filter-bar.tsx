@@ -4,7 +4,7 @@
  * the server renders the new page; the bar shows when that is in flight.
  */
 import { usePathname, useRouter } from "next/navigation";
-import { useEffect, useRef, useState, useTransition } from "react";
+import { useEffect, useRef, useState, useTransition, type ComponentProps } from "react";
 import {
   activeFilterCount,
   AGREEMENT_FILTERS,
@@ -17,7 +17,7 @@ import {
   VERDICT_FILTERS,
   type TrajectoryListQuery,
 } from "@/server/domain/trajectory-list-query";
-import { PageForm } from "../../_components/field";
+import { FilterSelect, PageForm } from "../../_components/field";
 
 export interface FilterOptions {
   taskSets: { id: number; name: string }[];
@@ -38,7 +38,6 @@ const GRADE_NAMES: Record<string, string> = {
   disagree: "humans disagree",
   agree: "humans agree",
 };
-const gradeOptions = (values: readonly string[]): [string, string][] => values.map((v) => [v, GRADE_NAMES[v] ?? v]);
 
 export function FilterBar({ query, options, triage = false }: { query: TrajectoryListQuery; options: FilterOptions; triage?: boolean }) {
   const router = useRouter();
@@ -152,26 +151,31 @@ function StepRangeInputs({ query, range, go }: { query: TrajectoryListQuery; ran
   return (
     <span className="flex items-center gap-1 text-[12px] text-zinc-500">
       Steps
-      <input
-        inputMode="numeric"
-        aria-label="Minimum steps"
-        placeholder="min"
-        className="field w-14"
-        value={min}
-        onChange={(e) => setMin(e.target.value)}
-        onBlur={() => wholeNumber(min) !== query.minSteps && go({ minSteps: wholeNumber(min) })}
-      />
+      <StepBoundInput bound="minSteps" text={min} onText={setMin} query={query} go={go} />
       –
-      <input
-        inputMode="numeric"
-        aria-label="Maximum steps"
-        placeholder="max"
-        className="field w-14"
-        value={max}
-        onChange={(e) => setMax(e.target.value)}
-        onBlur={() => wholeNumber(max) !== query.maxSteps && go({ maxSteps: wholeNumber(max) })}
-      />
+      <StepBoundInput bound="maxSteps" text={max} onText={setMax} query={query} go={go} />
     </span>
+  );
+}
+
+const STEP_BOUNDS = {
+  minSteps: { name: "Minimum steps", placeholder: "min" },
+  maxSteps: { name: "Maximum steps", placeholder: "max" },
+} as const;
+
+/** One end of the step range, as typed: the list follows when the field is left holding another whole number (or none). */
+function StepBoundInput(props: { bound: keyof typeof STEP_BOUNDS; text: string; onText: (text: string) => void; query: TrajectoryListQuery; go: Go }) {
+  const { bound, text, onText, query, go } = props;
+  return (
+    <input
+      inputMode="numeric"
+      aria-label={STEP_BOUNDS[bound].name}
+      placeholder={STEP_BOUNDS[bound].placeholder}
+      className="field w-14"
+      value={text}
+      onChange={(e) => onText(e.target.value)}
+      onBlur={() => wholeNumber(text) !== query[bound] && go({ [bound]: wholeNumber(text) })}
+    />
   );
 }
 
@@ -217,18 +221,8 @@ function TriageFilters({ query, options, go }: { query: TrajectoryListQuery; opt
   const evaluator = options.evaluators?.find((e) => e.ref === query.evaluator);
   return (
     <>
-      <Select
-        label="Human label"
-        value={query.human ?? ""}
-        onChange={(v) => go({ human: (v || undefined) as TrajectoryListQuery["human"] })}
-        options={gradeOptions(HUMAN_LABEL_FILTERS)}
-      />
-      <Select
-        label="Item state"
-        value={query.state ?? ""}
-        onChange={(v) => go({ state: (v || undefined) as TrajectoryListQuery["state"] })}
-        options={gradeOptions(ITEM_STATE_FILTERS)}
-      />
+      <GradeSelect label="Human label" filter="human" values={HUMAN_LABEL_FILTERS} query={query} go={go} />
+      <GradeSelect label="Item state" filter="state" values={ITEM_STATE_FILTERS} query={query} go={go} />
       {!!options.categories?.length && (
         <Select
           label="Category"
@@ -237,12 +231,7 @@ function TriageFilters({ query, options, go }: { query: TrajectoryListQuery; opt
           options={options.categories.map((c) => [c, c])}
         />
       )}
-      <Select
-        label="Rule"
-        value={query.rule ?? ""}
-        onChange={(v) => go({ rule: (v || undefined) as TrajectoryListQuery["rule"] })}
-        options={gradeOptions(RULE_FILTERS)}
-      />
+      <GradeSelect label="Rule" filter="rule" values={RULE_FILTERS} query={query} go={go} />
       <Select
         label="Evaluator"
         emptyText="Evaluator: none"
@@ -256,54 +245,50 @@ function TriageFilters({ query, options, go }: { query: TrajectoryListQuery; opt
       />
       {evaluator && (
         <>
-          <Select
-            label="Verdict"
-            value={query.verdict ?? ""}
-            onChange={(v) => go({ verdict: (v || undefined) as TrajectoryListQuery["verdict"] })}
-            options={gradeOptions(VERDICT_FILTERS)}
-          />
-          <Select
-            label="Agreement"
-            value={query.agreement ?? ""}
-            onChange={(v) => go({ agreement: (v || undefined) as TrajectoryListQuery["agreement"] })}
-            options={gradeOptions(AGREEMENT_FILTERS)}
-          />
+          <GradeSelect label="Verdict" filter="verdict" values={VERDICT_FILTERS} query={query} go={go} />
+          <GradeSelect label="Agreement" filter="agreement" values={AGREEMENT_FILTERS} query={query} go={go} />
         </>
       )}
     </>
   );
 }
 
+/** A filter of the bar; `noEmpty` for a choice that is never "all" (nor tinted), `wide` for long names. */
 function Select({
   label,
-  value,
-  onChange,
-  options,
   noEmpty,
   emptyText,
   wide,
-}: {
-  label: string;
-  value: string;
-  onChange: (v: string) => void;
-  options: [string, string][];
-  noEmpty?: boolean;
-  emptyText?: string;
-  wide?: boolean;
-}) {
+  ...select
+}: Omit<ComponentProps<typeof FilterSelect>, "empty" | "width" | "highlight"> & { noEmpty?: boolean; emptyText?: string; wide?: boolean }) {
   return (
-    <select
-      aria-label={label}
-      className={`field ${wide ? "max-w-64" : "max-w-48"} ${value && !noEmpty ? "border-indigo-300 bg-indigo-50/50" : ""}`}
-      value={value}
-      onChange={(e) => onChange(e.target.value)}
-    >
-      {!noEmpty && <option value="">{emptyText ?? `${label}: all`}</option>}
-      {options.map(([v, text]) => (
-        <option key={v} value={v}>
-          {text}
-        </option>
-      ))}
-    </select>
+    <FilterSelect
+      label={label}
+      empty={noEmpty ? undefined : (emptyText ?? `${label}: all`)}
+      highlight={!!select.value && !noEmpty}
+      width={wide ? "wide" : "narrow"}
+      {...select}
+    />
+  );
+}
+
+type GradeFilter = "human" | "state" | "rule" | "verdict" | "agreement";
+
+/** A filter on a grade (human label, item state, rule, an evaluator's verdict, agreement), its values in words. */
+function GradeSelect<F extends GradeFilter>(props: {
+  label: string;
+  filter: F;
+  values: readonly NonNullable<TrajectoryListQuery[F]>[];
+  query: TrajectoryListQuery;
+  go: Go;
+}) {
+  const { label, filter, values, query, go } = props;
+  return (
+    <Select
+      label={label}
+      value={query[filter] ?? ""}
+      onChange={(v) => go({ [filter]: v || undefined } as Partial<TrajectoryListQuery>)}
+      options={values.map((v) => [v, GRADE_NAMES[v] ?? v])}
+    />
   );
 }

@@ -8,7 +8,7 @@ import Link from "next/link";
 import { useCallback, useId, useState } from "react";
 import { EmptyState, formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
-import { Field, PageForm } from "../../../_components/field";
+import { Field, PageForm, RecordOptions } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
 import { judgeConfigFormProblems, type JudgeConfigFormProblems, type JudgeConfigFormText } from "@/server/domain/evaluation/judge-config-form";
 import { JUDGE_PROTOCOLS, type JudgeProtocolId } from "@/server/domain/evaluation/judge-protocol";
@@ -161,11 +161,7 @@ function ProtocolFields({ id, value, onChange, problem }: { id: string; value: P
           onChange={(e) => onChange({ ...value, protocol: e.target.value as JudgeProtocolId })}
           data-testid="config-protocol-select"
         >
-          {JUDGE_PROTOCOLS.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
+          <RecordOptions items={JUDGE_PROTOCOLS} value={(p) => p.id} text={(p) => p.name} />
         </select>
       </Field>
       {value.protocol === "key-points" ? (

@@ -7,6 +7,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import type { ClusterBasis, ClusterSlice } from "@/server/domain/analytics/cluster-slice";
 import { MAX_CLUSTERS } from "@/server/domain/analytics/failure-clusters";
+import { RecordOptions } from "../../../_components/field";
 import { ProgressBar } from "../../../_components/progress-bar";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 import { useRequestedJob } from "../../../_lib/use-requested-job";
@@ -63,11 +64,7 @@ export function ClusterLauncher({ slice, evaluators }: { slice: ClusterSlice; ev
               disabled={computing || !evaluators.length}
             >
               {!evaluators.length && <option value="">No evaluator has verdicts yet</option>}
-              {evaluators.map((e) => (
-                <option key={e.ref} value={e.ref}>
-                  {e.label}
-                </option>
-              ))}
+              <RecordOptions items={evaluators} value={(e) => e.ref} text={(e) => e.label} />
             </select>
           </label>
         )}
