@@ -69,3 +69,29 @@ export function GuidelinesText({ text }: { text: string }) {
   }
   return <div className="flex flex-col gap-1.5 text-[12.5px] leading-relaxed text-zinc-700">{blocks}</div>;
 }
+
+/**
+ * The guidelines over the page, on a dimmed backdrop (a click outside or Close shuts them; `g` is the labelling pages'
+ * key for both); `version` is named in the title when given.
+ */
+export function GuidelinesDialog({ text, version, onClose }: { text: string; version?: number; onClose: () => void }) {
+  return (
+    <div
+      role="dialog"
+      aria-label="Guidelines"
+      className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/40 p-6"
+      onClick={onClose}
+      data-testid="guidelines"
+    >
+      <div className="panel max-h-[85vh] w-full max-w-2xl overflow-y-auto px-5 py-4 shadow-lg" onClick={(e) => e.stopPropagation()}>
+        <div className="mb-2 flex items-center justify-between">
+          <span className="section-title">Guidelines{version === undefined ? "" : ` · version ${version}`}</span>
+          <button type="button" className="btn h-7" onClick={onClose}>
+            Close <kbd className="kbd">g</kbd>
+          </button>
+        </div>
+        <GuidelinesText text={text} />
+      </div>
+    </div>
+  );
+}

@@ -63,12 +63,7 @@ export function MarkShapes({
             className="pointer-events-none absolute z-30 border-2 shadow-[0_0_0_1px_rgba(255,255,255,0.85)]"
             style={{ left: m.x * fx, top: m.y * fy, width: m.width * fx, height: m.height * fy, borderColor: colour, backgroundColor: `${colour}1a` }}
           >
-            <span
-              className="absolute -top-4 left-[-2px] max-w-56 truncate px-1 text-[10.5px] leading-4 font-semibold text-white"
-              style={{ backgroundColor: colour }}
-            >
-              {tag}
-            </span>
+            <MarkTag text={tag} colour={colour} place="-top-4 left-[-2px]" />
           </div>
         ) : (
           <div
@@ -78,16 +73,20 @@ export function MarkShapes({
             style={{ left: m.x * fx - DOT / 2, top: m.y * fy - DOT / 2, width: DOT, height: DOT }}
           >
             <span className="absolute inset-0 rounded-full border-2 border-white shadow" style={{ backgroundColor: colour }} />
-            <span
-              className="absolute top-[-3px] left-[14px] max-w-56 truncate px-1 text-[10.5px] leading-4 font-semibold whitespace-nowrap text-white"
-              style={{ backgroundColor: colour }}
-            >
-              {tag}
-            </span>
+            <MarkTag text={tag} colour={colour} place="top-[-3px] left-[14px] whitespace-nowrap" />
           </div>
         );
       })}
     </>
+  );
+}
+
+/** A mark's name on a strip of its colour, placed by `place` (above a box, beside a point). */
+function MarkTag({ text, colour, place }: { text: string; colour: string; place: string }) {
+  return (
+    <span className={`absolute ${place} max-w-56 truncate px-1 text-[10.5px] leading-4 font-semibold text-white`} style={{ backgroundColor: colour }}>
+      {text}
+    </span>
   );
 }
 

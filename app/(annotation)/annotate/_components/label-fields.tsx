@@ -15,6 +15,7 @@ import {
   type DecisionConfidence,
   type DisagreementSource,
 } from "@/server/domain/annotation/protocols";
+import { Options, StackedLabel } from "../../../_components/field";
 import { useTRPC } from "../../../_trpc/client";
 
 export type LabelVerdict = "success" | "failure" | "unsure" | "not_executable";
@@ -180,6 +181,48 @@ export function StepPicker(props: {
   );
 }
 
+/**
+ * A decision's failing step (QA review, adjudication): its title with the step chosen, then the steps; picking one marks
+ * it (again: unmarks it) and shows it in the player. `shortcut` is the key that marks the step on screen.
+ */
+export function DecisionStepField(props: {
+  title: string;
+  shortcut?: string;
+  value: number | null;
+  onChange: (step: number | null) => void;
+  count: number;
+  current: number;
+  go: (index: number) => void;
+  disabled: boolean;
+  testId?: string;
+}) {
+  const { title, shortcut, value, onChange, count, current, go, disabled, testId } = props;
+  return (
+    <div className="flex flex-col gap-1">
+      <span className="text-[12px] font-medium text-zinc-700">
+        {title}: {value === null ? "none" : `step ${value + 1}`}
+        {shortcut && (
+          <>
+            {" "}
+            <kbd className="kbd">{shortcut}</kbd>
+          </>
+        )}
+      </span>
+      <StepPicker
+        count={count}
+        current={current}
+        value={value}
+        onPick={(i) => {
+          onChange(value === i ? null : i);
+          go(i);
+        }}
+        disabled={disabled}
+        testId={testId}
+      />
+    </div>
+  );
+}
+
 /** A reasoning or note text area; Escape leaves it so that the panel's keys work again. */
 export function ReasonField(props: {
   label: ReactNode;
@@ -213,56 +256,70 @@ export function ReasonField(props: {
   );
 }
 
-/** A decision's confidence and the source of the disagreement (QA review and adjudication). */
-export function DecisionDetails(props: {
+/** What a decision (QA review, adjudication) says besides its label: how sure it is and where the disagreement came from. */
+export interface DecisionMeta {
   confidence: DecisionConfidence | null;
-  source: DisagreementSource | null;
-  onConfidence: (c: DecisionConfidence | null) => void;
-  onSource: (s: DisagreementSource | null) => void;
+  disagreementSource: DisagreementSource | null;
+}
+
+/** A decision's confidence and the source of the disagreement (QA review and adjudication); `onChange` gets the one that changed. */
+export function DecisionDetails(props: {
+  value: DecisionMeta;
+  onChange: (change: Partial<DecisionMeta>) => void;
   confidenceLabel: ReactNode;
   sourceLabel: ReactNode;
   /** The selects' test ids: `<prefix>-confidence`, `<prefix>-source`. */
   testIdPrefix: string;
   disabled?: boolean;
 }) {
-  const { confidence, source, onConfidence, onSource, confidenceLabel, sourceLabel, testIdPrefix, disabled } = props;
+  const { value, onChange, confidenceLabel, sourceLabel, testIdPrefix, disabled } = props;
   return (
     <div className="grid grid-cols-2 gap-2">
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-        <span>{confidenceLabel}</span>
-        <select
-          className="field h-8"
-          disabled={disabled}
-          value={confidence ?? ""}
-          onChange={(e) => onConfidence((e.target.value || null) as DecisionConfidence | null)}
-          data-testid={`${testIdPrefix}-confidence`}
-        >
-          <option value="">–</option>
-          {DECISION_CONFIDENCES.map((v) => (
-            <option key={v} value={v}>
-              {v}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-        <span>{sourceLabel}</span>
-        <select
-          className="field h-8"
-          disabled={disabled}
-          value={source ?? ""}
-          onChange={(e) => onSource((e.target.value || null) as DisagreementSource | null)}
-          data-testid={`${testIdPrefix}-source`}
-        >
-          <option value="">–</option>
-          {DISAGREEMENT_SOURCES.map((v) => (
-            <option key={v} value={v}>
-              {DISAGREEMENT_SOURCE_NAMES[v]}
-            </option>
-          ))}
-        </select>
-      </label>
+      <UnsetSelect
+        label={confidenceLabel}
+        values={DECISION_CONFIDENCES}
+        value={value.confidence}
+        onChoose={(confidence) => onChange({ confidence })}
+        disabled={disabled}
+        testId={`${testIdPrefix}-confidence`}
+      />
+      <UnsetSelect
+        label={sourceLabel}
+        values={DISAGREEMENT_SOURCES}
+        text={(v) => DISAGREEMENT_SOURCE_NAMES[v]}
+        value={value.disagreementSource}
+        onChoose={(disagreementSource) => onChange({ disagreementSource })}
+        disabled={disabled}
+        testId={`${testIdPrefix}-source`}
+      />
     </div>
+  );
+}
+
+/** A choice that may be left unset (shown as –), inside its label. */
+function UnsetSelect<T extends string>(props: {
+  label: ReactNode;
+  values: readonly T[];
+  text?: (value: T) => ReactNode;
+  value: T | null;
+  onChoose: (value: T | null) => void;
+  disabled?: boolean;
+  testId: string;
+}) {
+  const { label, values, text, value, onChoose, disabled, testId } = props;
+  return (
+    <StackedLabel text={<span>{label}</span>}>
+      <select
+        className="field h-8"
+        disabled={disabled}
+        value={value ?? ""}
+        onChange={(e) => onChoose(values.find((v) => v === e.target.value) ?? null)}
+        data-testid={testId}
+      >
+        <option value="">–</option>
+        <Options values={values} text={text} />
+      </select>
+    </StackedLabel>
   );
 }
 

@@ -18,7 +18,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } fro
 import type { AppRouter } from "@/server/api/root";
 import { draftStorageKey, EMPTY_DRAFT, hasUnsavedChanges, parseStoredDraft, serializeDraft, type LabelDraft } from "@/server/domain/annotation/label-drafts";
 import { LABEL_SHORTCUTS, labelCommandForKey } from "@/server/domain/annotation/label-keys";
-import { GuidelinesText } from "../../../_components/guidelines";
+import { GuidelinesDialog } from "../../../_components/guidelines";
 import { useSignedInUser } from "../../../_components/signed-in-user";
 import { markLabelsOf, marksFromDraft, type RegionMark } from "@/server/domain/annotation/region-marks";
 import { answersForSubmit, QuestionFields } from "./question-fields";
@@ -615,25 +615,7 @@ function Guidelines({ campaign, open, toggle }: { campaign: LabelCampaign; open:
         </span>
         <kbd className="kbd">g</kbd>
       </button>
-      {open && (
-        <div
-          role="dialog"
-          aria-label="Guidelines"
-          className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/40 p-6"
-          onClick={toggle}
-          data-testid="guidelines"
-        >
-          <div className="panel max-h-[85vh] w-full max-w-2xl overflow-y-auto px-5 py-4 shadow-lg" onClick={(e) => e.stopPropagation()}>
-            <div className="mb-2 flex items-center justify-between">
-              <span className="section-title">Guidelines · version {campaign.guidelineVersion}</span>
-              <button type="button" className="btn h-7" onClick={toggle}>
-                Close <kbd className="kbd">g</kbd>
-              </button>
-            </div>
-            <GuidelinesText text={campaign.instructions} />
-          </div>
-        </div>
-      )}
+      {open && <GuidelinesDialog text={campaign.instructions} version={campaign.guidelineVersion} onClose={toggle} />}
     </>
   );
 }

@@ -17,7 +17,7 @@ import type { AppRouter } from "@/server/api/root";
 import { PAIRWISE_ANSWER_KEYS, PAIRWISE_SHORTCUTS, pairwiseCommandForKey, type PairwiseStepCommand } from "@/server/domain/annotation/pairwise-keys";
 import type { PairwiseChoice } from "@/server/domain/annotation/pairwise-pairs";
 import { fromJsonText, unpackStepIndex } from "@/server/domain/player/paging";
-import { GuidelinesText } from "../../../_components/guidelines";
+import { GuidelinesDialog } from "../../../_components/guidelines";
 import { ShortcutsHelp } from "../../../_components/shortcuts-help";
 import { useTRPC } from "../../../_trpc/client";
 import type { PlayerStepData, StepWindowData } from "../../../trajectories/[id]/_components/player";
@@ -407,27 +407,5 @@ function AnswerBar({
         {busy ? "Saving…" : "Submit and next"} <kbd className="kbd">Ctrl ↵</kbd>
       </button>
     </footer>
-  );
-}
-
-function GuidelinesDialog({ text, onClose }: { text: string; onClose: () => void }) {
-  return (
-    <div
-      role="dialog"
-      aria-label="Guidelines"
-      className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/40 p-6"
-      onClick={onClose}
-      data-testid="guidelines"
-    >
-      <div className="panel max-h-[85vh] w-full max-w-2xl overflow-y-auto px-5 py-4 shadow-lg" onClick={(e) => e.stopPropagation()}>
-        <div className="mb-2 flex items-center justify-between">
-          <span className="section-title">Guidelines</span>
-          <button type="button" className="btn h-7" onClick={onClose}>
-            Close <kbd className="kbd">g</kbd>
-          </button>
-        </div>
-        <GuidelinesText text={text} />
-      </div>
-    </div>
   );
 }

@@ -271,6 +271,12 @@ function EvaluatorVerdict(props: {
 
 const REVISED_VERDICTS = ["success", "failure"] as const;
 
+/** The two answers to a reveal, with the keys `revealCommandForKey` gives them. */
+const REVEAL_CHOICES = [
+  { choice: "keep", name: "Keep", key: "c" },
+  { choice: "revise", name: "Revise", key: "v" },
+] as const;
+
 /** Keep or revise; revising asks for the new verdict, category and failing step; both ask why. */
 function RevealDecisionForm(props: { campaign: LabelCampaign; reveal: ReturnType<typeof useRevealDecision>; current: number; count: number }) {
   const { campaign, current, count } = props;
@@ -279,22 +285,17 @@ function RevealDecisionForm(props: { campaign: LabelCampaign; reveal: ReturnType
   return (
     <div className="flex flex-col gap-2" data-testid="reveal-decision">
       <div className="flex gap-2" role="group" aria-label="Keep or revise">
-        <button
-          type="button"
-          aria-pressed={decision === "keep"}
-          onClick={() => choose("keep")}
-          className={`btn h-9 flex-1 justify-center ${decision === "keep" ? "btn-on" : ""}`}
-        >
-          Keep <kbd className="kbd">c</kbd>
-        </button>
-        <button
-          type="button"
-          aria-pressed={decision === "revise"}
-          onClick={() => choose("revise")}
-          className={`btn h-9 flex-1 justify-center ${decision === "revise" ? "btn-on" : ""}`}
-        >
-          Revise <kbd className="kbd">v</kbd>
-        </button>
+        {REVEAL_CHOICES.map(({ choice, name, key }) => (
+          <button
+            key={choice}
+            type="button"
+            aria-pressed={decision === choice}
+            onClick={() => choose(choice)}
+            className={`btn h-9 flex-1 justify-center ${decision === choice ? "btn-on" : ""}`}
+          >
+            {name} <kbd className="kbd">{key}</kbd>
+          </button>
+        ))}
       </div>
       {decision === "revise" && (
         <div className="flex flex-col gap-1.5 rounded-md border border-zinc-200 px-2 py-1.5">

@@ -11,20 +11,17 @@ import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 import { useRequestedJob } from "../../../_lib/use-requested-job";
+import { sayingProblem } from "../../../_lib/say-problem";
 import { PeopleChecks, type Person } from "./people-checks";
 
 function useRefreshAfter() {
   const router = useRouter();
   const [error, setError] = useState("");
-  const run = async (f: () => Promise<unknown>) => {
-    setError("");
-    try {
+  const run = (f: () => Promise<unknown>) =>
+    sayingProblem(setError, async () => {
       await f();
       router.refresh();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+    });
   return { error, run };
 }
 

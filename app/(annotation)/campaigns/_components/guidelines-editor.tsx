@@ -8,6 +8,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { GuidelinesText } from "../../../_components/guidelines";
 import { useTRPC } from "../../../_trpc/client";
+import { sayingProblem } from "../../../_lib/say-problem";
 
 export function GuidelinesEditor({ campaignId, text, version }: { campaignId: number; text: string; version: number }) {
   const trpc = useTRPC();
@@ -42,16 +43,13 @@ export function GuidelinesEditor({ campaignId, text, version }: { campaignId: nu
               type="button"
               className="btn btn-on"
               disabled={update.isPending}
-              onClick={async () => {
-                setError("");
-                try {
+              onClick={() =>
+                sayingProblem(setError, async () => {
                   await update.mutateAsync({ id: campaignId, instructions: draft });
                   setEditing(false);
                   router.refresh();
-                } catch (e) {
-                  setError((e as Error).message);
-                }
-              }}
+                })
+              }
             >
               Save guidelines
             </button>

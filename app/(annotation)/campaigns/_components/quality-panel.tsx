@@ -11,6 +11,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import type { AppRouter } from "@/server/api/root";
 import { ASSIGNMENT_STRATEGIES, ASSIGNMENT_STRATEGY_LABELS, type AssignmentStrategy } from "@/server/domain/annotation/assignment";
 import { useTRPC } from "../../../_trpc/client";
+import { sayingProblem } from "../../../_lib/say-problem";
 import { Options, PageForm, StackedLabel } from "../../../_components/field";
 import { DenseTable } from "../../../_components/table";
 import { GoldForm } from "./gold-form";
@@ -33,15 +34,11 @@ function useGoldQuality(campaignId: number) {
     await gold.refetch();
     router.refresh();
   };
-  const run = async (f: () => Promise<unknown>) => {
-    setError("");
-    try {
+  const run = (f: () => Promise<unknown>) =>
+    sayingProblem(setError, async () => {
       await f();
       await reload();
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+    });
   return { gold, update, unmark, promote, error, setError, run, reload };
 }
 

@@ -11,10 +11,11 @@ import { useRouter } from "next/navigation";
 import { useState, type Dispatch, type SetStateAction } from "react";
 import type { AppRouter } from "@/server/api/root";
 import type { DecisionConfidence, DisagreementSource } from "@/server/domain/annotation/protocols";
-import { CategoryField, DecisionDetails, ReasonField, StepPicker, VerdictButtons } from "../../annotate/_components/label-fields";
+import { CategoryField, DecisionDetails, DecisionStepField, ReasonField, VerdictButtons } from "../../annotate/_components/label-fields";
 import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
 import { AnnotatorMarksLayer, annotatorColour, MarksSummary } from "../../_components/region-marks";
 import { useTRPC } from "../../../_trpc/client";
+import { sayingProblem } from "../../../_lib/say-problem";
 
 type Review = inferRouterOutputs<AppRouter>["campaigns"]["review"];
 type ReviewLabel = Review["labels"][number];
@@ -146,8 +147,7 @@ function useDecisionSubmit({ review, decision, campaignId, trajectoryId }: Decis
 
   async function decide() {
     if (!ready) return;
-    setError("");
-    try {
+    await sayingProblem(setError, async () => {
       await adjudicate.mutateAsync({
         id: campaignId,
         trajectoryId,
@@ -162,14 +162,11 @@ function useDecisionSubmit({ review, decision, campaignId, trajectoryId }: Decis
         trpc.campaigns.adjudicationQueue.queryOptions({ id: campaignId, states: ["disputed"], page: 1, pageSize: 1 }, { staleTime: 0 }),
       );
       openNext(queue.items[0], "adjudicated");
-    } catch (e) {
-      setError((e as Error).message);
-    }
+    });
   }
 
   async function qa(kind: "confirmed" | "corrected") {
-    setError("");
-    try {
+    await sayingProblem(setError, async () => {
       await qaSubmit.mutateAsync({
         id: campaignId,
         trajectoryId,
@@ -185,9 +182,7 @@ function useDecisionSubmit({ review, decision, campaignId, trajectoryId }: Decis
         trpc.campaigns.qaQueue.queryOptions({ id: campaignId, status: "pending", page: 1, pageSize: 1 }, { staleTime: 0 }),
       );
       openNext(queue.items[0], "qa");
-    } catch (e) {
-      setError((e as Error).message);
-    }
+    });
   }
 
   return { qaPending, ready, error, setError, decide, qa, adjudicating: adjudicate.isPending, reviewing: qaSubmit.isPending };
@@ -255,21 +250,15 @@ function DecisionFields(props: {
         keys={false}
       />
       {schema.firstFailingStep && (
-        <div className="flex flex-col gap-1">
-          <span className="text-[12px] font-medium text-zinc-700">
-            First failing step: {decision.firstFailingStep === null ? "none" : `step ${decision.firstFailingStep + 1}`}
-          </span>
-          <StepPicker
-            count={count}
-            current={current}
-            value={decision.firstFailingStep}
-            disabled={notFailure}
-            onPick={(i) => {
-              setDecision((d) => ({ ...d, firstFailingStep: d.firstFailingStep === i ? null : i }));
-              go(i);
-            }}
-          />
-        </div>
+        <DecisionStepField
+          title="First failing step"
+          value={decision.firstFailingStep}
+          onChange={(firstFailingStep) => setDecision((d) => ({ ...d, firstFailingStep }))}
+          count={count}
+          current={current}
+          go={go}
+          disabled={notFailure}
+        />
       )}
       <ReasonField
         label="Reason (required)"
@@ -279,10 +268,8 @@ function DecisionFields(props: {
         placeholder="What settles it? e.g. “step 5 shows the price; the answer matches”"
       />
       <DecisionDetails
-        confidence={decision.confidence}
-        source={decision.disagreementSource}
-        onConfidence={(confidence) => setDecision((d) => ({ ...d, confidence }))}
-        onSource={(disagreementSource) => setDecision((d) => ({ ...d, disagreementSource }))}
+        value={decision}
+        onChange={(change) => setDecision((d) => ({ ...d, ...change }))}
         confidenceLabel="Your confidence"
         sourceLabel="Source of the disagreement"
         testIdPrefix="decision"
@@ -375,16 +362,13 @@ function WithdrawDecision({
       type="button"
       className="btn justify-center"
       disabled={reopen.isPending}
-      onClick={async () => {
-        onError("");
-        try {
+      onClick={() =>
+        sayingProblem(onError, async () => {
           await reopen.mutateAsync({ id: campaignId, trajectoryId, reason: reason || "reopened" });
           await queryClient.invalidateQueries({ queryKey: trpc.campaigns.review.queryKey({ id: campaignId, trajectoryId }) });
           router.refresh();
-        } catch (e) {
-          onError((e as Error).message);
-        }
-      }}
+        })
+      }
     >
       Withdraw the decision
     </button>

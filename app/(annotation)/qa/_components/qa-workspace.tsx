@@ -20,7 +20,7 @@ import {
   PanelHeader,
   ReasonField,
   ShortcutList,
-  StepPicker,
+  DecisionStepField,
   VerdictButtons,
   verdictName,
 } from "../../annotate/_components/label-fields";
@@ -292,22 +292,17 @@ function QaPanel(props: QaPanelProps) {
         name="qa-category"
       />
       {schema.firstFailingStep && (
-        <div className="flex flex-col gap-1">
-          <span className="text-[12px] font-medium text-zinc-700">
-            Failure point: {form.firstFailingStep === null ? "none" : `step ${form.firstFailingStep + 1}`} <kbd className="kbd">f</kbd>
-          </span>
-          <StepPicker
-            count={count}
-            current={current}
-            value={form.firstFailingStep}
-            onPick={(i) => {
-              setForm((f) => ({ ...f, firstFailingStep: f.firstFailingStep === i ? null : i }));
-              go(i);
-            }}
-            disabled={done || form.verdict !== "failure"}
-            testId="qa-failure-point"
-          />
-        </div>
+        <DecisionStepField
+          title="Failure point"
+          shortcut="f"
+          value={form.firstFailingStep}
+          onChange={(firstFailingStep) => setForm((f) => ({ ...f, firstFailingStep }))}
+          count={count}
+          current={current}
+          go={go}
+          disabled={done || form.verdict !== "failure"}
+          testId="qa-failure-point"
+        />
       )}
       <ReasonField
         label={
@@ -324,10 +319,8 @@ function QaPanel(props: QaPanelProps) {
         testId="qa-reason"
       />
       <DecisionDetails
-        confidence={form.confidence}
-        source={form.disagreementSource}
-        onConfidence={(confidence) => setForm((f) => ({ ...f, confidence }))}
-        onSource={(disagreementSource) => setForm((f) => ({ ...f, disagreementSource }))}
+        value={form}
+        onChange={(change) => setForm((f) => ({ ...f, ...change }))}
         confidenceLabel={
           <>
             Confidence <kbd className="kbd">c</kbd>
