@@ -8,6 +8,7 @@ import {
   keyFor,
   nextSpeed,
   playerKeysFor,
+  playerShortcut,
   SHORTCUTS,
 } from "../../server/domain/player/keyboard";
 
@@ -100,6 +101,37 @@ describe("one key map for the views that step through trajectories", () => {
     }
     expect(keyFor({ key: "K" }, null)).toBe("k");
     expect(keyFor({ key: "K", shiftKey: true }, null)).toBeNull();
+  });
+
+  it("lists the player's keys in another view's help, in that view's words where it says more", () => {
+    expect(playerShortcut("prev", "Previous step, in every column")).toEqual({
+      keys: ["←", "k"],
+      command: "prev",
+      description: "Previous step, in every column",
+    });
+    expect(playerShortcut("toggleOverlay")).toEqual({ keys: ["o"], command: "toggleOverlay", description: "Show / hide Set-of-Marks boxes" });
+    expect(() => playerShortcut("slower")).toThrow(/"slower"/);
+  });
+
+  it("the compare view's help names the keys that do what it says", async () => {
+    const { COMPARE_SHORTCUTS, compareCommandForKey } = await import("../../app/compare/_lib/keyboard");
+    const eventKey: Record<string, string> = { "←": "ArrowLeft", "→": "ArrowRight", Esc: "Escape" };
+    for (const row of COMPARE_SHORTCUTS) {
+      for (const shown of row.keys) expect(compareCommandForKey({ key: eventKey[shown] ?? shown }, null), shown).toBe(row.command);
+    }
+    expect(COMPARE_SHORTCUTS.map((r) => r.command)).toEqual([
+      "prev",
+      "next",
+      "first",
+      "last",
+      "byStep",
+      "byUrl",
+      "divergence",
+      "toggleOverlay",
+      "toggleAction",
+      "toggleHelp",
+      "close",
+    ]);
   });
 });
 

@@ -6,7 +6,7 @@
  * The answer keys go through the labelling forms' rule (formKeyOf: never while typing, with Ctrl/Cmd or Alt held or on
  * key repeat); the stepping keys through the player's (keyFor), so holding → still steps.
  */
-import { formKeyOf, keyFor, playerKeysFor, type KeyLike, type TargetLike } from "../player/keyboard";
+import { formKeyOf, keyFor, playerKeysFor, playerShortcut, type KeyLike, type TargetLike } from "../player/keyboard";
 import type { PairwiseChoice } from "./pairwise-pairs";
 
 export type PairwiseStepCommand = "prev" | "next" | "first" | "last" | "toggleOverlay" | "toggleAction" | "toggleHelp" | "close";
@@ -25,15 +25,15 @@ export const PAIRWISE_ANSWER_KEYS: { key: string; choice: PairwiseChoice; label:
 export const PAIRWISE_SHORTCUTS: { keys: string[]; description: string }[] = [
   ...PAIRWISE_ANSWER_KEYS.map((a) => ({ keys: [a.key], description: a.label })),
   { keys: ["Ctrl/⌘", "Enter"], description: "Submit the answer and go to the next pair" },
-  { keys: ["←", "k"], description: "Previous step, on both sides" },
-  { keys: ["→", "j"], description: "Next step, on both sides" },
-  { keys: ["Home"], description: "First step" },
-  { keys: ["End"], description: "Last step (each side's own)" },
-  { keys: ["o"], description: "Show / hide Set-of-Marks boxes" },
-  { keys: ["a"], description: "Show / hide the action overlay" },
+  playerShortcut("prev", "Previous step, on both sides"),
+  playerShortcut("next", "Next step, on both sides"),
+  playerShortcut("first"),
+  playerShortcut("last", "Last step (each side's own)"),
+  playerShortcut("toggleOverlay"),
+  playerShortcut("toggleAction"),
   { keys: ["g"], description: "Show / hide the campaign's guidelines" },
-  { keys: ["?"], description: "This list" },
-  { keys: ["Esc"], description: "Close help or guidelines" },
+  playerShortcut("toggleHelp"),
+  playerShortcut("close", "Close help or guidelines"),
 ];
 
 const STEP_KEYS = playerKeysFor(["prev", "next", "first", "last", "toggleOverlay", "toggleAction", "toggleHelp", "close"] as const);

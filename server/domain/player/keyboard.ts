@@ -54,6 +54,16 @@ export const SHORTCUTS: { keys: string[]; command: PlayerCommand; description: s
   { keys: ["Esc"], command: "close", description: "Close zoom or help" },
 ];
 
+/**
+ * The player's help row for one of its commands, for a view that uses the player's key for it (compare, pairwise):
+ * the keys as the player lists them, the description the view's own where it says more (`description`).
+ */
+export function playerShortcut<C extends PlayerCommand>(command: C, description?: string): { keys: string[]; command: C; description: string } {
+  const row = SHORTCUTS.find((s) => s.command === command);
+  if (!row) throw new Error(`The player's help lists no key for "${command}"`);
+  return { keys: row.keys, command, description: description ?? row.description };
+}
+
 const KEYMAP: Record<string, PlayerCommand> = {
   ArrowLeft: "prev",
   k: "prev",
