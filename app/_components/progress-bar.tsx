@@ -5,6 +5,7 @@
  * Server-renderable: no hooks (the stop button asks in the browser).
  */
 import type { ReactNode } from "react";
+import { formatCount } from "./ui";
 
 const TONES = {
   indigo: "bg-indigo-600",
@@ -81,6 +82,28 @@ export function ProgressPanel({
       </div>
       {children}
     </section>
+  );
+}
+
+/**
+ * Long work's counts beside its status: how much is done (`done`, in the work's own words), then how many of its parts
+ * are running and queued, and those that failed or were cancelled when there are any.
+ */
+export function WorkCounts({
+  done,
+  counts,
+  testId,
+}: {
+  done: ReactNode;
+  counts: { running: number; queued: number; failed: number; cancelled: number };
+  testId: string;
+}) {
+  return (
+    <span className="text-[12px] text-zinc-600 tabular-nums" data-testid={testId}>
+      {done} · {formatCount(counts.running)} running · {formatCount(counts.queued)} queued
+      {counts.failed > 0 && ` · ${formatCount(counts.failed)} failed`}
+      {counts.cancelled > 0 && ` · ${formatCount(counts.cancelled)} cancelled`}
+    </span>
   );
 }
 

@@ -148,13 +148,28 @@ export function Figure({
   );
 }
 
-/** A trajectory's number, linking to its player. */
-export function TrajectoryLink({ id }: { id: number }) {
+/** A panel of a form or a page's work (a batch's trajectories, a run's limits): its title, then its parts stacked. */
+export function PanelSection({ title, label, testId, children }: { title: ReactNode; label?: string; testId?: string; children: ReactNode }) {
   return (
-    <Link className="link" href={`/trajectories/${id}`}>
+    <section className="panel flex flex-col gap-3 px-4 py-3" aria-label={label} data-testid={testId}>
+      <h2 className="section-title">{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** A record's number (#12), linking to its page. */
+export function NumberLink({ id, href }: { id: number; href: string }) {
+  return (
+    <Link className="link" href={href}>
       #{id}
     </Link>
   );
+}
+
+/** A trajectory's number, linking to its player. */
+export function TrajectoryLink({ id }: { id: number }) {
+  return <NumberLink id={id} href={`/trajectories/${id}`} />;
 }
 
 /** Links drawn as buttons side by side: a page's or a selection's next steps (`on`: the main one). */

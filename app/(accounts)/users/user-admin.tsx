@@ -2,11 +2,12 @@
 import { useMutation } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent, type ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { DenseTable } from "../../_components/table";
+import { PageForm } from "../../_components/field";
 
 type List = inferRouterOutputs<AppRouter>["accounts"]["list"];
 const ROLES = ["admin", "researcher", "annotator"] as const;
@@ -137,28 +138,22 @@ function RolePicker({ user: u, run }: { user: List["users"][number]; run: Run })
 function CreateAccount({ run }: { run: Run }) {
   const trpc = useTRPC();
   const create = useMutation(trpc.accounts.create.mutationOptions());
-  async function onCreate(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const f = new FormData(form);
+  const onCreate = submitThrough(run, async (f) => {
     const password = String(f.get("password") ?? "");
-    await run(async () => {
-      const r = await create.mutateAsync({
-        email: String(f.get("email")),
-        name: String(f.get("name")),
-        role: f.get("role") as Role,
-        password: password || undefined,
-      });
-      form.reset();
-      return r.generatedPassword
-        ? { text: `Created ${r.user.email}. Their password (shown once):`, copy: r.generatedPassword }
-        : { text: `Created ${r.user.email}.` };
+    const r = await create.mutateAsync({
+      email: String(f.get("email")),
+      name: String(f.get("name")),
+      role: f.get("role") as Role,
+      password: password || undefined,
     });
-  }
+    return r.generatedPassword
+      ? { text: `Created ${r.user.email}. Their password (shown once):`, copy: r.generatedPassword }
+      : { text: `Created ${r.user.email}.` };
+  });
   return (
     <section className="panel px-4 py-3">
       <h2 className="section-title">Create an account</h2>
-      <form onSubmit={onCreate} className="mt-2 flex flex-col gap-2 text-[12px]" data-testid="create-user">
+      <PageForm onSubmit={onCreate} className="mt-2 flex flex-col gap-2 text-[12px]" data-testid="create-user">
         <div className="grid grid-cols-2 gap-2">
           <Labelled text="Name">
             <input name="name" required className="field" />
@@ -174,7 +169,7 @@ function CreateAccount({ run }: { run: Run }) {
         <button type="submit" className="btn btn-on self-start" disabled={create.isPending}>
           Create
         </button>
-      </form>
+      </PageForm>
     </section>
   );
 }
@@ -183,23 +178,17 @@ function CreateAccount({ run }: { run: Run }) {
 function InviteByLink({ run }: { run: Run }) {
   const trpc = useTRPC();
   const invite = useMutation(trpc.accounts.invite.mutationOptions());
-  async function onInvite(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const f = new FormData(form);
-    await run(async () => {
-      const r = await invite.mutateAsync({ email: String(f.get("email")), role: f.get("role") as Role });
-      form.reset();
-      return {
-        text: `Invitation for ${r.email} (${r.role}), valid until ${formatDate(r.expiresAt)}. Send them this link:`,
-        copy: `${window.location.origin}${r.path}`,
-      };
-    });
-  }
+  const onInvite = submitThrough(run, async (f) => {
+    const r = await invite.mutateAsync({ email: String(f.get("email")), role: f.get("role") as Role });
+    return {
+      text: `Invitation for ${r.email} (${r.role}), valid until ${formatDate(r.expiresAt)}. Send them this link:`,
+      copy: `${window.location.origin}${r.path}`,
+    };
+  });
   return (
     <>
       <h2 className="section-title">Invite by link</h2>
-      <form onSubmit={onInvite} className="mt-2 flex flex-col gap-2 text-[12px]">
+      <PageForm onSubmit={onInvite} className="mt-2 flex flex-col gap-2 text-[12px]">
         <div className="grid grid-cols-2 gap-2">
           <Labelled text="Email">
             <input name="email" type="email" required className="field" />
@@ -209,12 +198,23 @@ function InviteByLink({ run }: { run: Run }) {
         <button type="submit" className="btn self-start" disabled={invite.isPending}>
           Make invitation link
         </button>
-      </form>
+      </PageForm>
     </>
   );
 }
 
-type Run = (f: () => Promise<{ text: string; copy?: string } | void>) => Promise<void>;
+type Done = { text: string; copy?: string } | void;
+type Run = (f: () => Promise<Done>) => Promise<void>;
+
+/** A form's submit (for `PageForm`): `action` gets the form's fields and runs through `run`; once it succeeded, the form is cleared. */
+function submitThrough(run: Run, action: (fields: FormData) => Promise<Done>) {
+  return (form: HTMLFormElement) =>
+    void run(async () => {
+      const done = await action(new FormData(form));
+      form.reset();
+      return done;
+    });
+}
 
 /**
  * Open invitations, each with a new link and Revoke. Only a fingerprint of a link is kept (a stolen database holds no

@@ -8,9 +8,9 @@ import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
 import { useState } from "react";
 import { screenshotUrl } from "@/server/domain/image-variants";
-import { OutcomeBadge, PageHeader, formatDate } from "../../_components/ui";
+import { OutcomeBadge, PageHeader, formatCount, formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
-import { ProgressBar, ProgressPanel, StopButton } from "../../_components/progress-bar";
+import { ProgressBar, ProgressPanel, StopButton, WorkCounts } from "../../_components/progress-bar";
 import { PolicyBadge, StatusPill, VerdictPill } from "./bits";
 import type { LiveRunDetail } from "@/server/services/live/live-runs";
 import { DenseTable } from "../../_components/table";
@@ -81,13 +81,7 @@ export function LiveRunView({ id }: { id: number }) {
         <ProgressPanel
           label="Run progress"
           status={<StatusPill status={data.status} />}
-          counts={
-            <span className="text-[12px] text-zinc-600 tabular-nums" data-testid="run-counts">
-              {done} of {data.counts.total} tasks done · {data.counts.running} running · {data.counts.queued} queued
-              {data.counts.failed > 0 && ` · ${data.counts.failed} failed`}
-              {data.counts.cancelled > 0 && ` · ${data.counts.cancelled} cancelled`}
-            </span>
-          }
+          counts={<WorkCounts done={`${formatCount(done)} of ${formatCount(data.counts.total)} tasks done`} counts={data.counts} testId="run-counts" />}
           aside={
             <span className="text-[12px] text-zinc-500 tabular-nums">
               {data.answered} answered · {data.steps} steps recorded

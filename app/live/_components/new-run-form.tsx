@@ -13,6 +13,7 @@ import { parseTrajectoryListParams } from "@/server/domain/trajectory-list-query
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../_trpc/client";
 import { Field } from "../../_components/field";
+import { PanelSection } from "../../_components/ui";
 
 type FormOptions = inferRouterOutputs<AppRouter>["liveRuns"]["formOptions"];
 type StartInput = inferRouterInputs<AppRouter>["liveRuns"]["start"];
@@ -203,7 +204,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
 /** Which tasks: the demo tasks, a task set (or its first N), or the tasks of a filtered trajectory list. */
 function TasksSection({ f, set, options, children }: SectionProps & { children: ReactNode }) {
   return (
-    <Section title="1 · Tasks">
+    <PanelSection title="1 · Tasks">
       <div className="flex flex-wrap gap-2" role="radiogroup" aria-label="Task source">
         <Choice on={f.source === "demo"} onClick={() => set("source", "demo")} testId="source-demo">
           Demo tasks
@@ -248,7 +249,7 @@ function TasksSection({ f, set, options, children }: SectionProps & { children: 
         />
       )}
       {children}
-    </Section>
+    </PanelSection>
   );
 }
 
@@ -295,7 +296,7 @@ function TaskPreview({ preview: p, error, enabled }: { preview: Preview | undefi
 /** Who acts: a scripted policy (the demo scripts or an action list) or a VLM through a judge configuration's endpoint. */
 function PolicySection({ f, set, options }: SectionProps) {
   return (
-    <Section title="2 · Policy">
+    <PanelSection title="2 · Policy">
       <div className="flex flex-wrap gap-2" role="radiogroup" aria-label="Policy">
         <Choice on={f.policyKind === "scripted"} onClick={() => set("policyKind", "scripted")} testId="policy-scripted">
           Scripted (replays actions, no model)
@@ -314,7 +315,7 @@ function PolicySection({ f, set, options }: SectionProps) {
       ) : (
         <VlmPolicy f={f} set={set} options={options} />
       )}
-    </Section>
+    </PanelSection>
   );
 }
 
@@ -383,7 +384,7 @@ function VlmPolicy({ f, set, options }: SectionProps) {
 /** Where the tasks' sites are: a deployment profile, its retries and per-host limit, the network log, blocking detection. */
 function DeploymentSection({ f, set, options }: SectionProps) {
   return (
-    <Section title="3 · Benchmark deployment">
+    <PanelSection title="3 · Benchmark deployment">
       <div className="grid gap-3 sm:grid-cols-[1fr_9rem_9rem]">
         <Field
           label="Deployment profile"
@@ -423,14 +424,14 @@ function DeploymentSection({ f, set, options }: SectionProps) {
           End a trajectory as “blocked” on a CAPTCHA, bot check or consent wall
         </CheckField>
       </div>
-    </Section>
+    </PanelSection>
   );
 }
 
 function LimitsSection({ f, set }: SectionProps) {
   const viewportOk = viewportOf(f.viewport) !== null;
   return (
-    <Section title="4 · Limits">
+    <PanelSection title="4 · Limits">
       <div className="grid grid-cols-2 gap-3 sm:grid-cols-5">
         <TextField f={f} set={set} field="maxSteps" id="max-steps" label="Step limit" hint="a task's own max_steps wins" inputMode="numeric" />
         <TextField f={f} set={set} field="concurrency" id="concurrency" label="Concurrency" hint="tasks at once" inputMode="numeric" />
@@ -454,14 +455,14 @@ function LimitsSection({ f, set }: SectionProps) {
           className={`field font-mono ${viewportOk ? "" : "border-rose-400"}`}
         />
       </div>
-    </Section>
+    </PanelSection>
   );
 }
 
 /** Where the agent may go and what it may not click or do. */
 function SafetySection({ f, set }: SectionProps) {
   return (
-    <Section title="5 · Safety">
+    <PanelSection title="5 · Safety">
       <div className="grid gap-3 sm:grid-cols-2">
         <TextField
           f={f}
@@ -499,7 +500,7 @@ function SafetySection({ f, set }: SectionProps) {
           Allow downloads
         </CheckField>
       </div>
-    </Section>
+    </PanelSection>
   );
 }
 
@@ -548,15 +549,6 @@ function CheckField({ f, set, field, children }: { f: RunFields; set: SetField; 
       <input type="checkbox" checked={f[field]} onChange={(e) => set(field, e.target.checked)} />
       {children}
     </label>
-  );
-}
-
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <section className="panel flex flex-col gap-3 px-4 py-3">
-      <h2 className="section-title">{title}</h2>
-      {children}
-    </section>
   );
 }
 

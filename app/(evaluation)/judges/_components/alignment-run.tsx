@@ -8,6 +8,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useId, useState } from "react";
 import { useTRPC } from "../../../_trpc/client";
 import { Field } from "../../../_components/field";
+import { PanelSection } from "../../../_components/ui";
 import { errorText } from "../_lib/error-text";
 import type { AlignmentView } from "../_lib/improvement";
 import { StartButton } from "./dry-run";
@@ -43,8 +44,7 @@ export function AlignmentRun({ view }: { view: AlignmentView }) {
   );
   const shownBatch = started ?? view.batches[0]?.id ?? null;
   return (
-    <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Run a version">
-      <h2 className="section-title">Run a version</h2>
+    <PanelSection title="Run a version" label="Run a version">
       <div className="flex flex-wrap items-end gap-3">
         <Field
           label="Version"
@@ -90,6 +90,6 @@ export function AlignmentRun({ view }: { view: AlignmentView }) {
         </p>
       )}
       {shownBatch !== null && <RunProgress key={shownBatch} batchId={shownBatch} onProgress={reread} />}
-    </section>
+    </PanelSection>
   );
 }

@@ -10,7 +10,7 @@ import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-q
 import type { inferRouterOutputs } from "@trpc/server";
 import { useId, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { formatCount, TrajectoryLink } from "../../../_components/ui";
+import { formatCount, PanelSection, TrajectoryLink } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { errorText } from "../_lib/error-text";
 import type { AlignmentView } from "../_lib/improvement";
@@ -70,8 +70,7 @@ export function AlignmentVersionForm({ view }: { view: AlignmentView }) {
       note: note.trim() || null,
     });
   return (
-    <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="New version">
-      <h2 className="section-title">New version (builds on v{latest.number})</h2>
+    <PanelSection title={`New version (builds on v${latest.number})`} label="New version">
       <ExamplePicker id={id} chosen={examples} onChange={setExamples} />
       <div className="flex flex-col gap-1.5">
         <label className="flex items-center gap-2 text-[13px] text-zinc-700">
@@ -123,7 +122,7 @@ export function AlignmentVersionForm({ view }: { view: AlignmentView }) {
           Version {create.data.number} saved. Run it on the held-out part above.
         </p>
       )}
-    </section>
+    </PanelSection>
   );
 }
 

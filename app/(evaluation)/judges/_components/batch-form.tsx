@@ -10,7 +10,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { formatCount } from "../../../_components/ui";
+import { formatCount, PanelSection } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { Field, PageForm, TextInput } from "../../../_components/field";
 import { K_CHOICES, parseKText, wholeIn, type KValue } from "../_lib/batch-text";
@@ -189,8 +189,7 @@ function NoConfigurations() {
 /** Step 1: which trajectories (those the list filter selects, or every one), and the batch's label (`children`). */
 function TrajectoriesStep({ filterCount, filterSearch, children }: { filterCount: number; filterSearch: string; children: ReactNode }) {
   return (
-    <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Trajectories">
-      <h2 className="section-title">1 · Trajectories</h2>
+    <PanelSection title="1 · Trajectories" label="Trajectories">
       <p className="text-[13px] text-zinc-700" data-testid="selection">
         {filterCount ? (
           <>
@@ -204,7 +203,7 @@ function TrajectoriesStep({ filterCount, filterSearch, children }: { filterCount
         </Link>
       </p>
       {children}
-    </section>
+    </PanelSection>
   );
 }
 

@@ -1,8 +1,7 @@
 "use client";
 /** Recent judge batches, newest first, each linking to its progress page. */
 import { useSuspenseQuery } from "@tanstack/react-query";
-import Link from "next/link";
-import { EmptyState, formatCount, formatDate } from "../../../_components/ui";
+import { EmptyState, formatCount, formatDate, NumberLink } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { refetchWhileGoing } from "../_lib/batch-text";
 import { BatchStatus } from "./batch-status";
@@ -27,9 +26,7 @@ export function BatchList() {
             {batches.map((b) => (
               <tr key={b.id}>
                 <td>
-                  <Link className="link" href={`/judges/batches/${b.id}`}>
-                    #{b.id}
-                  </Link>
+                  <NumberLink id={b.id} href={`/judges/batches/${b.id}`} />
                 </td>
                 <td>{b.configName}</td>
                 <td className="text-[12px]">

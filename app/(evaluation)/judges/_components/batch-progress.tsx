@@ -12,7 +12,7 @@ import type { AppRouter } from "@/server/api/root";
 import { Figure, formatCount, formatDate, TrajectoryLink } from "../../../_components/ui";
 import { JudgesPageHeader } from "./judges-header";
 import { useTRPC } from "../../../_trpc/client";
-import { ProgressBar, ProgressPanel, StopButton } from "../../../_components/progress-bar";
+import { ProgressBar, ProgressPanel, StopButton, WorkCounts } from "../../../_components/progress-bar";
 import { BatchStatus } from "./batch-status";
 import { etaText } from "../_lib/batch-text";
 import { errorText } from "../_lib/error-text";
@@ -86,12 +86,11 @@ export function BatchProgressView({ id }: { id: number }) {
           label="Batch progress"
           status={<BatchStatus status={batch.status} />}
           counts={
-            <span className="text-[12px] text-zinc-600 tabular-nums" data-testid="batch-counts">
-              {formatCount(made)} of {formatCount(total)} calls made ({Math.round(fraction * 100)} %) · {formatCount(jobs.counts.running)} running ·{" "}
-              {formatCount(jobs.counts.queued)} queued
-              {jobs.counts.failed > 0 && ` · ${formatCount(jobs.counts.failed)} failed`}
-              {jobs.counts.cancelled > 0 && ` · ${formatCount(jobs.counts.cancelled)} cancelled`}
-            </span>
+            <WorkCounts
+              done={`${formatCount(made)} of ${formatCount(total)} calls made (${Math.round(fraction * 100)} %)`}
+              counts={jobs.counts}
+              testId="batch-counts"
+            />
           }
           aside={
             <span className="text-[12px] text-zinc-500 tabular-nums" data-testid="batch-eta">

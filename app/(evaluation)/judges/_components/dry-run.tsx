@@ -5,7 +5,7 @@
  * many calls it will make. A dry run's result always belongs to the form as it is; changing anything asks for a new one.
  */
 import type { ReactNode } from "react";
-import { formatCount } from "../../../_components/ui";
+import { formatCount, PanelSection } from "../../../_components/ui";
 import { Field } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
 
@@ -68,8 +68,7 @@ export function DryRunSection({
   start: { button: ReactNode; error: unknown };
 }) {
   return (
-    <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Dry run and start">
-      <h2 className="section-title">3 · Dry run and start</h2>
+    <PanelSection title="3 · Dry run and start" label="Dry run and start">
       <div className="rounded-md bg-zinc-50 px-3 py-2 text-[13px]" data-testid={testIds.estimate} aria-live="polite">
         {problem ? (
           <span className="text-rose-700">{problem}</span>
@@ -96,6 +95,6 @@ export function DryRunSection({
           </span>
         )}
       </div>
-    </section>
+    </PanelSection>
   );
 }

@@ -1,8 +1,7 @@
 "use client";
 /** Stress tests, newest first, each linking to its progress and report. */
 import { useSuspenseQuery } from "@tanstack/react-query";
-import Link from "next/link";
-import { EmptyState, formatCount, formatDate } from "../../../_components/ui";
+import { EmptyState, formatCount, formatDate, NumberLink } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { refetchWhileGoing } from "../_lib/batch-text";
 import { BatchStatus } from "./batch-status";
@@ -26,9 +25,7 @@ export function StressList() {
           {tests.map((t) => (
             <tr key={t.id}>
               <td>
-                <Link className="link" href={`/judges/stress/${t.id}`}>
-                  #{t.id}
-                </Link>
+                <NumberLink id={t.id} href={`/judges/stress/${t.id}`} />
               </td>
               <td>{t.configName}</td>
               <td>{t.campaignName}</td>

@@ -10,7 +10,7 @@ import Link from "next/link";
 import { useEffect, useRef } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../../_trpc/client";
-import { formatCount, Stat } from "../../../../_components/ui";
+import { formatCount, PanelSection, Stat } from "../../../../_components/ui";
 import { WaitingForWorker } from "../../../../_components/waiting-for-worker";
 import { useRequestedJob } from "../../../../_lib/use-requested-job";
 import { DenseTable } from "../../../../_components/table";
@@ -121,8 +121,7 @@ export function DuplicatesWorkspace() {
     );
   }
   return (
-    <section className="panel flex flex-col gap-3 px-4 py-3" data-testid="duplicates">
-      <h2 className="section-title">{done ? "Merged" : "What a merge would do"}</h2>
+    <PanelSection title={done ? "Merged" : "What a merge would do"} testId="duplicates">
       <Summary report={report} />
       <div className="flex flex-wrap items-center gap-3">
         {!done && (
@@ -143,6 +142,6 @@ export function DuplicatesWorkspace() {
       </div>
       {merge.queuedSince && <WaitingForWorker since={merge.queuedSince} what="the merge" />}
       <GroupsTable report={report} />
-    </section>
+    </PanelSection>
   );
 }
