@@ -11,7 +11,7 @@ import { Field } from "../../../_components/field";
 import { PanelSection } from "../../../_components/ui";
 import { errorText } from "../_lib/error-text";
 import type { AlignmentView } from "../_lib/improvement";
-import { StartButton } from "./dry-run";
+import { StartButton, useDryRunFor } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";
 import { RunProgress } from "./run-progress";
 
@@ -23,11 +23,11 @@ export function AlignmentRun({ view }: { view: AlignmentView }) {
   // The first version not yet judged on every held-out item, else the latest.
   const pending = view.versions.find((v) => v.measures.missing > 0)?.version.number;
   const [version, setVersion] = useState<number>(pending ?? versions[versions.length - 1] ?? 1);
-  const [dryRunFor, setDryRunFor] = useState<number | null>(null);
+  const dryRun = useDryRunFor(version);
   const [started, setStarted] = useState<number | null>(null);
   const f = useId();
-  const estimate = useQuery({ ...trpc.judge.alignment.estimateRun.queryOptions({ id, version }), enabled: dryRunFor === version, retry: false });
-  const e = dryRunFor === version ? estimate.data : undefined;
+  const estimate = useQuery({ ...trpc.judge.alignment.estimateRun.queryOptions({ id, version }), enabled: dryRun.asked, retry: false });
+  const e = dryRun.asked ? estimate.data : undefined;
   const reread = useCallback(() => {
     void queryClient.invalidateQueries(trpc.judge.alignment.versions.queryFilter({ id }));
     void queryClient.invalidateQueries(trpc.judge.alignment.disagreements.queryFilter({ id }));
@@ -37,7 +37,7 @@ export function AlignmentRun({ view }: { view: AlignmentView }) {
     trpc.judge.alignment.startRun.mutationOptions({
       onSuccess: (r) => {
         setStarted(r.batchId);
-        setDryRunFor(null);
+        dryRun.forget();
         reread();
       },
     }),
@@ -59,7 +59,7 @@ export function AlignmentRun({ view }: { view: AlignmentView }) {
             ))}
           </select>
         </Field>
-        <button type="button" className="btn" data-testid="run-dry-run" onClick={() => setDryRunFor(version)}>
+        <button type="button" className="btn" data-testid="run-dry-run" onClick={dryRun.ask}>
           Dry run
         </button>
         <StartButton
@@ -71,7 +71,7 @@ export function AlignmentRun({ view }: { view: AlignmentView }) {
           onStart={() => start.mutate({ id, version })}
         />
       </div>
-      {dryRunFor === version && (
+      {dryRun.asked && (
         <div className="rounded-md bg-zinc-50 px-3 py-2 text-[13px]" data-testid="run-estimate" aria-live="polite">
           {estimate.isError ? (
             <span className="text-rose-700" role="alert">

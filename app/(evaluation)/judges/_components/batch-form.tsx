@@ -14,7 +14,7 @@ import { formatCount, PanelSection } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { Field, PageForm, TextInput } from "../../../_components/field";
 import { K_CHOICES, parseKText, wholeIn, type KValue } from "../_lib/batch-text";
-import { ConcurrencyField, DryRunSection, StartButton } from "./dry-run";
+import { ConcurrencyField, DryRunSection, StartButton, useDryRunFor } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";
 import { ConfigPicker } from "./judge-pickers";
 
@@ -59,7 +59,6 @@ export function BatchForm({
   const [samples, setSamples] = useState("1");
   const [force, setForce] = useState(false);
   const [label, setLabel] = useState(filterCount ? `list filter ${filterSearch}` : "all trajectories");
-  const [dryRunFor, setDryRunFor] = useState<string | null>(null);
   const f = useId();
 
   const extra = parseKText(kExtra);
@@ -82,28 +81,22 @@ export function BatchForm({
           selectionLabel: label.trim().slice(0, 200) || undefined,
         }
       : null;
-  const inputKey = input ? JSON.stringify(input) : null;
+  const dryRun = useDryRunFor(input);
   // The estimate shown always belongs to the form as it is now: changing anything asks for a new dry run.
   const estimate = useQuery({
     ...trpc.judge.batches.estimate.queryOptions(input ?? ({} as BatchInput)),
-    enabled: input !== null && dryRunFor === inputKey,
+    enabled: dryRun.asked,
     retry: false,
     staleTime: 10_000,
   });
   const start = useMutation(trpc.judge.batches.start.mutationOptions({ onSuccess: ({ batchId }) => router.push(`/judges/batches/${batchId}`) }));
-  const e = dryRunFor === inputKey ? estimate.data : undefined;
+  const e = dryRun.asked ? estimate.data : undefined;
   const selected = configs.find((c) => c.id === configId);
 
   if (configs.length === 0) return <NoConfigurations />;
 
   return (
-    <PageForm
-      className="mx-auto flex w-full max-w-4xl flex-col gap-4 px-6 py-5"
-      aria-label="New judge batch"
-      onSubmit={() => {
-        if (input) setDryRunFor(inputKey);
-      }}
-    >
+    <PageForm className="mx-auto flex w-full max-w-4xl flex-col gap-4 px-6 py-5" aria-label="New judge batch" onSubmit={dryRun.ask}>
       <TrajectoriesStep filterCount={filterCount} filterSearch={filterSearch}>
         <Field label="Label" htmlFor={`${f}-label`} hint="How the batch is listed">
           <TextInput id={`${f}-label`} maxLength={200} value={label} onText={setLabel} />
@@ -140,7 +133,7 @@ export function BatchForm({
         testIds={{ estimate: "estimate", dryRun: "dry-run" }}
         problem={problem}
         idleText="Run a dry run to see what the batch would send, before anything is called."
-        asked={dryRunFor === inputKey}
+        asked={dryRun.asked}
         dryRunError={estimate.error}
         result={
           e && (

@@ -4,10 +4,21 @@
  * concurrency field, the "Dry run and start" step with what the dry run found, and the Start button that says how
  * many calls it will make. A dry run's result always belongs to the form as it is; changing anything asks for a new one.
  */
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { formatCount, PanelSection } from "../../../_components/ui";
 import { Field } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
+
+/**
+ * Which form a dry run is of: `ask()` (the Dry run button) asks for the form as it is, `input` (none while the form
+ * has a problem); `asked` holds only while the form is still the one asked about, so the figures shown always belong
+ * to it and any change asks for a new dry run; `forget()` once what it was for has started.
+ */
+export function useDryRunFor(input: unknown) {
+  const [askedFor, setAskedFor] = useState<string | null>(null);
+  const key = input === null ? null : JSON.stringify(input);
+  return { asked: key !== null && askedFor === key, ask: () => setAskedFor(key), forget: () => setAskedFor(null) };
+}
 
 /** Calls in flight at once, 1–64 (the forms check it with `wholeIn`, server/domain's limits). */
 export function ConcurrencyField({ id, value, onChange }: { id: string; value: string; onChange: (text: string) => void }) {

@@ -16,7 +16,7 @@ import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { Field, PageForm, TextInput } from "../../../_components/field";
 import { K_CHOICES, wholeIn } from "../_lib/batch-text";
-import { ConcurrencyField, DryRunSection, StartButton } from "./dry-run";
+import { ConcurrencyField, DryRunSection, StartButton, useDryRunFor } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";
 import { CampaignPicker, ConfigPicker } from "./judge-pickers";
 import { SkippedWays } from "./skipped-ways";
@@ -66,7 +66,6 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
   const [seed, setSeed] = useState("1");
   const [concurrency, setConcurrency] = useState("4");
   const [listText, setListText] = useState("");
-  const [dryRunFor, setDryRunFor] = useState<string | null>(null);
   const f = useId();
 
   const chosen = PERTURBATION_KINDS.filter((p) => kinds[p]);
@@ -87,24 +86,18 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
           ...(list ? { filter: list.filter, selectionLabel: `list filter ${list.search}` } : {}),
         }
       : null;
-  const inputKey = input ? JSON.stringify(input) : null;
+  const dryRun = useDryRunFor(input);
   // The plan shown always belongs to the form as it is: any change asks for a new dry run.
   const plan = useQuery({
     ...trpc.judge.stress.estimate.queryOptions(input ?? ({} as StressInput)),
-    enabled: input !== null && dryRunFor === inputKey,
+    enabled: dryRun.asked,
     retry: false,
   });
-  const p = dryRunFor === inputKey ? plan.data : undefined;
+  const p = dryRun.asked ? plan.data : undefined;
   const start = useMutation(trpc.judge.stress.start.mutationOptions({ onSuccess: (r) => router.push(`/judges/stress/${r.stressTestId}`) }));
 
   return (
-    <PageForm
-      className="flex flex-col gap-4 px-6 py-4"
-      aria-label="New stress test"
-      onSubmit={() => {
-        if (inputKey) setDryRunFor(inputKey);
-      }}
-    >
+    <PageForm className="flex flex-col gap-4 px-6 py-4" aria-label="New stress test" onSubmit={dryRun.ask}>
       <section className="panel grid gap-3 px-4 py-3 sm:grid-cols-2 lg:grid-cols-4" aria-label="What to stress">
         <h2 className="section-title sm:col-span-2 lg:col-span-4">1 · Judge and labelled items</h2>
         <ConfigPicker id={`${f}-config`} options={configs} value={configId} onChange={setConfigId} testId="stress-config" />
@@ -177,7 +170,7 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
         testIds={{ estimate: "stress-estimate", dryRun: "stress-dry-run" }}
         problem={problem}
         idleText="Run a dry run to see what the test would ask and cost, before anything is called."
-        asked={dryRunFor === inputKey}
+        asked={dryRun.asked}
         dryRunError={plan.error}
         result={p && <PlanView plan={p} />}
         start={{

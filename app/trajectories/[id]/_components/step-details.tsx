@@ -6,6 +6,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import { hasHighlight, HighlightedText } from "@/app/_components/search-highlight";
 import { describeAction } from "@/server/domain/player/action-text";
 import type { PlayerStepData, StepAnalysis } from "./player";
+import { SideSection } from "./side-section";
 
 export function StepDetails({
   step,
@@ -40,7 +41,7 @@ export function StepDetails({
         {step.durationMs != null && <span className="text-2xs text-zinc-500 tabular-nums">{(step.durationMs / 1000).toFixed(1)} s</span>}
       </div>
 
-      <Section title="Action">
+      <SideSection title="Action" heading="h3">
         <ActionText action={action} testId="parsed-action" />
         {action.type === "unparsed" && action.parseError && <p className="mt-1 text-[12px] text-amber-800">Could not parse: {action.parseError}</p>}
         {analysis.grounding && (
@@ -59,31 +60,31 @@ export function StepDetails({
             </pre>
           </details>
         )}
-      </Section>
+      </SideSection>
 
       {(analysis.loops.repeatedAction || analysis.loops.revisitedUrl || analysis.loops.sameScreen) && (
-        <Section title="Loop hints">
+        <SideSection title="Loop hints" heading="h3">
           <ul className="list-inside list-disc text-[12px] text-amber-900">
             {analysis.loops.repeatedAction && <li>Same action as the previous step ({analysis.loops.repeatRun} in a row)</li>}
             {analysis.loops.revisitedUrl && <li>Back on a URL first visited at step {(analysis.loops.firstSeenAt ?? 0) + 1}</li>}
             {analysis.loops.sameScreen && <li>Screenshot identical to the previous step</li>}
           </ul>
-        </Section>
+        </SideSection>
       )}
 
-      <Section title="Thought">
+      <SideSection title="Thought" heading="h3">
         <ThoughtText thought={step.thought} terms={terms} testId="step-thought" className="text-[12.5px]" />
-      </Section>
+      </SideSection>
 
       {step.error && (
-        <Section title="Error">
+        <SideSection title="Error" heading="h3">
           <pre className="max-h-48 overflow-auto rounded-md border border-rose-200 bg-rose-50 px-2 py-1.5 font-mono text-[11.5px] break-words whitespace-pre-wrap text-rose-900">
             <HighlightedText text={step.error} terms={terms} />
           </pre>
-        </Section>
+        </SideSection>
       )}
 
-      <Section title="Page">
+      <SideSection title="Page" heading="h3">
         <p className="font-mono text-[11.5px] break-all text-zinc-700">
           {step.url ? <HighlightedText text={step.url} terms={terms} /> : <span className="font-sans text-zinc-400">URL not recorded</span>}
         </p>
@@ -95,9 +96,9 @@ export function StepDetails({
             : "Screenshot without burned-in marks."}
           {step.screenshot && ` ${step.screenshot.width}×${step.screenshot.height}.`}
         </p>
-      </Section>
+      </SideSection>
 
-      <Section title={`Elements${elements ? ` (${elements.length})` : ""}`}>
+      <SideSection title={`Elements${elements ? ` (${elements.length})` : ""}`} heading="h3">
         {elements === null ? (
           <p className="text-zinc-400">No element list recorded for this step.</p>
         ) : (
@@ -128,7 +129,7 @@ export function StepDetails({
             )}
           </>
         )}
-      </Section>
+      </SideSection>
     </div>
   );
 }
@@ -192,14 +193,5 @@ export function StepBrief({
         <p className="text-zinc-500">Loading step details…</p>
       )}
     </div>
-  );
-}
-
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <section>
-      <h3 className="section-title mb-1">{title}</h3>
-      {children}
-    </section>
   );
 }

@@ -4,8 +4,9 @@
  * (with their kind), final answer, and where the trajectory came from.
  */
 import Link from "next/link";
-import { memo, type ReactNode } from "react";
+import { memo } from "react";
 import type { PlayerData } from "./player";
+import { SideSection } from "./side-section";
 import { WebLink } from "../../../_components/web-link";
 
 const KIND_STYLE: Record<string, string> = {
@@ -18,7 +19,7 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
   const { task, trajectory, run } = data;
   return (
     <div className="flex flex-col gap-4 p-4" data-testid="task-panel">
-      <Section title="Task">
+      <SideSection title="Task" heading="h2">
         <p className="text-[13px] leading-5 break-words whitespace-pre-wrap text-zinc-900" data-testid="task-intent">
           {task.intent}
         </p>
@@ -68,10 +69,10 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
             ))}
           </div>
         )}
-      </Section>
+      </SideSection>
 
       {task.inputImages.length > 0 && (
-        <Section title={`Input image${task.inputImages.length === 1 ? "" : "s"}`}>
+        <SideSection title={`Input image${task.inputImages.length === 1 ? "" : "s"}`} heading="h2">
           <ul className="flex flex-col gap-2">
             {task.inputImages.map((src, i) => (
               <li key={`${src}-${i}`} className="min-w-0">
@@ -82,10 +83,10 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
               </li>
             ))}
           </ul>
-        </Section>
+        </SideSection>
       )}
 
-      <Section title="Reference answer">
+      <SideSection title="Reference answer" heading="h2">
         {task.referenceAnswers.length ? (
           <ul className="flex flex-col gap-1.5" data-testid="reference-answers">
             {task.referenceAnswers.map((r, i) => (
@@ -105,9 +106,9 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
         ) : (
           <p className="text-zinc-400">None recorded{task.hasEvaluatorConfig ? " (the benchmark's evaluator config is stored)" : ""}.</p>
         )}
-      </Section>
+      </SideSection>
 
-      <Section title="Final answer">
+      <SideSection title="Final answer" heading="h2">
         {trajectory.finalAnswer ? (
           // Neutral whatever the answer: a coloured box would suggest it is right (or wrong) to the person grading it.
           <p className="rounded-md border border-zinc-300 bg-zinc-50 px-2.5 py-1.5 break-words whitespace-pre-wrap text-zinc-900" data-testid="final-answer">
@@ -119,9 +120,9 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
             {trajectory.outcomeDetail ? `: ${trajectory.outcomeDetail}` : ""}).
           </p>
         )}
-      </Section>
+      </SideSection>
 
-      <Section title="Source">
+      <SideSection title="Source" heading="h2">
         <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-[12px]">
           <dt className="text-zinc-500">Agent</dt>
           <dd className="min-w-0 truncate">{run.agentName}</dd>
@@ -136,16 +137,7 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
             </>
           )}
         </dl>
-      </Section>
+      </SideSection>
     </div>
   );
 });
-
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <section>
-      <h2 className="section-title mb-1.5">{title}</h2>
-      {children}
-    </section>
-  );
-}
