@@ -292,6 +292,15 @@ const workerJobKinds = () =>
     [...WORKER_JOB_KINDS] as WorkerJobKind[],
   );
 
+/** VERDICT_DATABASE_URL: postgres://… or a SQLite file path; any other scheme is refused rather than read as a file name. */
+function databaseUrl(t: string): string | { problem: string } {
+  const url = t.trim();
+  if (/^postgres(ql)?:\/\//i.test(url)) return url;
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
+  if (scheme) return { problem: `has an unsupported scheme "${scheme[1]}:"; expected postgres://user:password@host:port/database or a SQLite file path` };
+  return url;
+}
+
 /** A worker's memory cap when none is set: room for a large import, far from what the web server needs to stay up. */
 export const DEFAULT_WORKER_MAX_HEAP_MB = 2048;
 
@@ -305,236 +314,167 @@ interface VariableDoc {
   description: string;
 }
 
-function v<T extends z.ZodType>(schema: T, doc: VariableDoc): { schema: T; doc: VariableDoc } {
-  return { schema, doc };
+/** A variable as declared: its parser, and what its row in the table says when it is unset and what it means. */
+interface Declared<T extends z.ZodType = z.ZodType> {
+  schema: T;
+  doc: Omit<VariableDoc, "group">;
+}
+
+function v<T extends z.ZodType>(schema: T, byDefault: string, description: string): Declared<T> {
+  return { schema, doc: { default: byDefault, description } };
+}
+
+type Sectioned<S extends Record<string, Declared>> = { [K in keyof S]: { schema: S[K]["schema"]; doc: VariableDoc } };
+
+/** The variables of one section of the table, in the table's order. */
+function section<S extends Record<string, Declared>>(group: VariableDoc["group"], variables: S): Sectioned<S> {
+  return Object.fromEntries(Object.entries(variables).map(([name, { schema, doc }]) => [name, { schema, doc: { group, ...doc } }])) as Sectioned<S>;
 }
 
 const VARIABLES = {
-  VERDICT_DATA_DIR: v(text(), { group: "Installation", default: "./data", description: "Folder of the database, screenshots, variants and the auth secret" }),
-  VERDICT_DATABASE_URL: v(
-    field((t) => {
-      const url = t.trim();
-      if (/^postgres(ql)?:\/\//i.test(url)) return url;
-      // Any other scheme is refused rather than read as a file name.
-      const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
-      if (scheme) return { problem: `has an unsupported scheme "${scheme[1]}:"; expected postgres://user:password@host:port/database or a SQLite file path` };
-      return url;
-    }),
-    {
-      group: "Installation",
-      default: "<data>/verdict.db (SQLite)",
-      description:
-        "postgres://… selects PostgreSQL (create or update its tables with `npm run cli -- migrate`); a file path selects that SQLite file, like VERDICT_DB",
-    },
-  ),
-  VERDICT_DB: v(text(), { group: "Installation", default: "<data>/verdict.db", description: "SQLite database file (`:memory:` for a throwaway one)" }),
-  VERDICT_AUTH_SECRET: v(text(), {
-    group: "Installation",
-    default: "generated once into <data>/auth-secret",
-    description: "Key signing session cookies and encrypting stored judge keys",
+  ...section("Installation", {
+    VERDICT_DATA_DIR: v(text(), "./data", "Folder of the database, screenshots, variants and the auth secret"),
+    VERDICT_DATABASE_URL: v(
+      field(databaseUrl),
+      "<data>/verdict.db (SQLite)",
+      "postgres://… selects PostgreSQL (create or update its tables with `npm run cli -- migrate`); a file path selects that SQLite file, like VERDICT_DB",
+    ),
+    VERDICT_DB: v(text(), "<data>/verdict.db", "SQLite database file (`:memory:` for a throwaway one)"),
+    VERDICT_AUTH_SECRET: v(text(), "generated once into <data>/auth-secret", "Key signing session cookies and encrypting stored judge keys"),
+    VERDICT_BUSY_TIMEOUT_MS: v(
+      optionalWholeNumber(0, "milliseconds"),
+      "250 in the web server, 5000 elsewhere",
+      "How long a write waits for another process's lock",
+    ),
+    VERDICT_MIGRATIONS_DIR: v(text(), "db/migrations", "Where the database migrations are, when the server is bundled elsewhere"),
   }),
-  VERDICT_BUSY_TIMEOUT_MS: v(optionalWholeNumber(0, "milliseconds"), {
-    group: "Installation",
-    default: "250 in the web server, 5000 elsewhere",
-    description: "How long a write waits for another process's lock",
+  ...section("Web server", {
+    VERDICT_BASE_URL: v(
+      url(["http:", "https:"], "https://verdict.example.org"),
+      "inferred from requests",
+      "Public URL of the web app (behind a reverse proxy)",
+    ),
+    VERDICT_TRUSTED_ORIGINS: v(origins(), "none", "More origins (comma-separated) that may sign in and change things"),
+    VERDICT_TRUSTED_PROXIES: v(list(), "none", "Reverse proxies (IPs or CIDR ranges, comma-separated) whose X-Forwarded-For is believed"),
+    VERDICT_MAX_BODY_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_BODY_BYTES), "1048576", "Largest request body the web server reads"),
+    VERDICT_MAX_UPLOAD_BYTES: v(
+      wholeNumber(1024, "bytes", DEFAULT_MAX_UPLOAD_BYTES),
+      "12582912",
+      "Largest CSV upload (agreement CSV, label import); read only for signed-in researchers",
+    ),
+    VERDICT_REPORT_RETENTION_DAYS: v(
+      wholeNumber(1, "days", DEFAULT_REPORT_RETENTION_DAYS),
+      String(DEFAULT_REPORT_RETENTION_DAYS),
+      "Days a report built on the dashboard stays downloadable; then the workers (hourly) and `gc-screenshots` remove its zip",
+    ),
+    PORT: v(
+      field(parseWhole(1, 65535, "a TCP port (1–65535)"), DEFAULT_PORT),
+      String(DEFAULT_PORT),
+      "Port of `npm start` / `next start` (Next sets it to the port it listens on); pages rendered on the server call the API there",
+    ),
+    NODE_ENV: v(
+      field(oneOf(["development", "production", "test"])),
+      "production under `npm start` / `next start`",
+      "Set by Next.js and the test runners; `production` rate-limits sign-in and keeps unexpected errors' details in the server log",
+    ),
   }),
-  VERDICT_MIGRATIONS_DIR: v(text(), {
-    group: "Installation",
-    default: "db/migrations",
-    description: "Where the database migrations are, when the server is bundled elsewhere",
+  ...section("Workers", {
+    VERDICT_WORKER_JOBS: v(
+      workerJobKinds(),
+      "live,judge,uploads",
+      "Kinds of jobs a worker takes (comma-separated): `live` runs, `judge` calls, `uploads` (imports, label imports, agreement CSVs)",
+    ),
+    VERDICT_WORKER_MAX_HEAP_MB: v(
+      wholeNumber(128, "MB", DEFAULT_WORKER_MAX_HEAP_MB),
+      String(DEFAULT_WORKER_MAX_HEAP_MB),
+      "Memory cap of a worker process started by `npm run worker` or the quick start (V8 heap, MB)",
+    ),
+    VERDICT_WORKER_JUDGE_CONCURRENCY: v(
+      wholeNumber(1, "calls", 8),
+      "8",
+      "Judge calls one worker makes at once (each batch also keeps to its own concurrency across all workers)",
+    ),
   }),
-  VERDICT_BASE_URL: v(url(["http:", "https:"], "https://verdict.example.org"), {
-    group: "Web server",
-    default: "inferred from requests",
-    description: "Public URL of the web app (behind a reverse proxy)",
+  ...section("Imports", {
+    VERDICT_IMPORT_ROOT: v(text(), "off", "Folder under which admins may import by server path from the Import page"),
+    VERDICT_IMPORT_MAX_UPLOAD_MB: v(positiveNumber(1024), "1024", "Largest .zip the Import page accepts (MB)"),
+    VERDICT_ZIP_MAX_ENTRIES: v(positiveNumber(100_000), "100000", "Most entries a zip may have"),
+    VERDICT_ZIP_MAX_TOTAL_MB: v(positiveNumber(4096), "4096", "Largest total uncompressed size of a zip (MB)"),
+    VERDICT_ZIP_MAX_ENTRY_MB: v(positiveNumber(512), "512", "Largest uncompressed zip entry (MB)"),
+    VERDICT_ZIP_MAX_RATIO: v(positiveNumber(100), "100", "Largest compression ratio of a zip entry over 1 MB, and of a whole zip"),
+    VERDICT_BUNDLE_MANIFEST_MAX_MB: v(positiveNumber(64), "64", "Largest manifest.json of a Verdict bundle (MB)"),
+    VERDICT_IMPORT_QUEUED_MB_PER_USER: v(positiveNumber(2048), "2048", "Uploads (zips, CSV files) one person may have waiting to be imported or analysed (MB)"),
+    VERDICT_IMPORT_QUEUED_MB: v(positiveNumber(8192), "8192", "Uploads the installation may have waiting to be imported or analysed, everyone's together (MB)"),
+    VERDICT_FOLDER_UPLOAD_EXPIRE_HOURS: v(
+      positiveNumber(72),
+      "72",
+      "Hours after its last received file that an unfinished folder upload from the Import page is removed with its files",
+    ),
   }),
-  VERDICT_TRUSTED_ORIGINS: v(origins(), {
-    group: "Web server",
-    default: "none",
-    description: "More origins (comma-separated) that may sign in and change things",
+  ...section("Object storage (S3)", {
+    VERDICT_S3_ENDPOINT: v(
+      url(["http:", "https:"], "http://minio:9000"),
+      "AWS S3",
+      "S3-compatible endpoint (MinIO, R2, …); setting it or the bucket stores screenshots in S3",
+    ),
+    VERDICT_S3_BUCKET: v(text(), "off (data folder)", "Bucket holding screenshots, variants, uploaded import zips and finished live-run bundles"),
+    VERDICT_S3_REGION: v(text(), "us-east-1", "Region of the bucket"),
+    VERDICT_S3_ACCESS_KEY_ID: v(text(), "the AWS SDK's default credentials", "Access key (with the secret below)"),
+    VERDICT_S3_SECRET_ACCESS_KEY: v(text(), "the AWS SDK's default credentials", "Secret of the access key"),
+    VERDICT_S3_FORCE_PATH_STYLE: v(
+      field(parseFlag),
+      "1 with an endpoint, else 0",
+      "Address objects as endpoint/bucket/key (MinIO, s3rver) instead of bucket.endpoint/key",
+    ),
+    VERDICT_S3_PREFIX: v(text(), "none", "Key prefix, for a bucket shared with other data (e.g. `verdict/`)"),
+    VERDICT_S3_PRESIGN: v(flag(false), "0", "1: after the access check, redirect screenshot requests to a 5-minute presigned URL"),
   }),
-  VERDICT_TRUSTED_PROXIES: v(list(), {
-    group: "Web server",
-    default: "none",
-    description: "Reverse proxies (IPs or CIDR ranges, comma-separated) whose X-Forwarded-For is believed",
+  ...section("Judges", {
+    VERDICT_JUDGE_MODEL: v(text(), "none", "Model of new judge configurations that name none"),
+    VERDICT_JUDGE_BASE_URL: v(
+      url(["http:", "https:"], "http://127.0.0.1:8000/v1"),
+      "OpenAI",
+      "OpenAI-compatible endpoint of new judge configurations; its host is allowed",
+    ),
+    VERDICT_JUDGE_API_KEY: v(text(), "none", "API key for judge calls to VERDICT_JUDGE_BASE_URL (or OpenAI without it)"),
+    OPENAI_API_KEY: v(text(), "none", "API key for judge calls to https://api.openai.com only"),
+    VERDICT_JUDGE_ALLOWED_HOSTS: v(text(), "none", "More hosts judge configurations may call (comma-separated host[:port])"),
+    VERDICT_JUDGE_ALLOW_LOOPBACK: v(
+      field((t) => parseLoopbackPorts(t), { ranges: [] } as PortSet),
+      "none",
+      "Ports (comma-separated, ranges as 8000-8010) on which judges may call servers on this machine (vLLM 8000, Ollama 11434)",
+    ),
   }),
-  VERDICT_MAX_BODY_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_BODY_BYTES), {
-    group: "Web server",
-    default: "1048576",
-    description: "Largest request body the web server reads",
+  ...section("Live runner", {
+    CHROMIUM_PATH: v(text(), DEFAULT_CHROMIUM_PATH, "Chromium used by the runner and the demo recorder"),
+    VERDICT_BROWSER_USER: v(field(systemUserName, DEFAULT_BROWSER_USER), DEFAULT_BROWSER_USER, "Unprivileged user Chromium runs as when Verdict runs as root"),
+    VERDICT_RUNNER_NO_SANDBOX: v(flag(false), "0", "1: run Chromium without its sandbox (not recommended)"),
+    VERDICT_BROWSER_WS: v(
+      url(["ws:", "wss:"], "ws://browsers:3000/playwright"),
+      "launch Chromium here",
+      "Browser server the runner connects to instead of launching Chromium",
+    ),
+    VERDICT_BROWSER_WS_PROTOCOL: v(
+      field<RemoteBrowserConfig["protocol"]>(oneOf(["playwright", "cdp"]), "playwright"),
+      "playwright",
+      "`playwright` (a Playwright browser server) or `cdp` (browserless, Chrome's DevTools port)",
+    ),
+    VERDICT_RUNNER_PROXY_HOST: v(text(), "127.0.0.1", "Address of this worker the browser reaches its egress proxy on (required with VERDICT_BROWSER_WS)"),
+    VERDICT_RUNNER_PROXY_PORTS: v(
+      field(parsePortRange),
+      "24600-24999",
+      "Ports the runner's egress proxies listen on; the browser user's network rules let it reach only these (scripts/browser-user.sh)",
+    ),
+    VERDICT_RUNNER_ALLOWED_DESTINATIONS: v(text(), "none", "Private destinations (host:port, comma-separated) every run may reach"),
+    VERDICT_RUNNER_CONCURRENCY: v(wholeNumber(1, "runs", 2), "2", "Runs at once in one `npm run worker`"),
+    VERDICT_RUNNER_LEASE_MS: v(wholeNumber(1, "milliseconds", 15_000), "15000", "Lease of a running job: how soon a dead worker's tasks are taken back"),
+    VERDICT_RUNNER_HEADLESS: v(flag(true), "1", "0 shows the browser windows (needs a display)"),
+    VERDICT_DEMO_PORT: v(field(demoPort, DEMO_SITES_DEFAULT_PORT as number | null), "4517", "Port of the bundled demo sites; `off` serves none"),
   }),
-  VERDICT_MAX_UPLOAD_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_UPLOAD_BYTES), {
-    group: "Web server",
-    default: "12582912",
-    description: "Largest CSV upload (agreement CSV, label import); read only for signed-in researchers",
+  ...section("Development", {
+    VERDICT_DEMO_SITES_DIR: v(text(), "server/demo-sites/public", "Where the demo sites' files are, when the server is bundled elsewhere"),
+    VERDICT_DEBUG: v(text(), "off", "Set: the CLI prints stack traces"),
   }),
-  VERDICT_REPORT_RETENTION_DAYS: v(wholeNumber(1, "days", DEFAULT_REPORT_RETENTION_DAYS), {
-    group: "Web server",
-    default: String(DEFAULT_REPORT_RETENTION_DAYS),
-    description: "Days a report built on the dashboard stays downloadable; then the workers (hourly) and `gc-screenshots` remove its zip",
-  }),
-  PORT: v(field(parseWhole(1, 65535, "a TCP port (1–65535)"), DEFAULT_PORT), {
-    group: "Web server",
-    default: String(DEFAULT_PORT),
-    description: "Port of `npm start` / `next start` (Next sets it to the port it listens on); pages rendered on the server call the API there",
-  }),
-  NODE_ENV: v(field(oneOf(["development", "production", "test"])), {
-    group: "Web server",
-    default: "production under `npm start` / `next start`",
-    description: "Set by Next.js and the test runners; `production` rate-limits sign-in and keeps unexpected errors' details in the server log",
-  }),
-  VERDICT_WORKER_JOBS: v(workerJobKinds(), {
-    group: "Workers",
-    default: "live,judge,uploads",
-    description: "Kinds of jobs a worker takes (comma-separated): `live` runs, `judge` calls, `uploads` (imports, label imports, agreement CSVs)",
-  }),
-  VERDICT_WORKER_MAX_HEAP_MB: v(wholeNumber(128, "MB", DEFAULT_WORKER_MAX_HEAP_MB), {
-    group: "Workers",
-    default: String(DEFAULT_WORKER_MAX_HEAP_MB),
-    description: "Memory cap of a worker process started by `npm run worker` or the quick start (V8 heap, MB)",
-  }),
-  VERDICT_WORKER_JUDGE_CONCURRENCY: v(wholeNumber(1, "calls", 8), {
-    group: "Workers",
-    default: "8",
-    description: "Judge calls one worker makes at once (each batch also keeps to its own concurrency across all workers)",
-  }),
-  VERDICT_IMPORT_ROOT: v(text(), { group: "Imports", default: "off", description: "Folder under which admins may import by server path from the Import page" }),
-  VERDICT_IMPORT_MAX_UPLOAD_MB: v(positiveNumber(1024), { group: "Imports", default: "1024", description: "Largest .zip the Import page accepts (MB)" }),
-  VERDICT_ZIP_MAX_ENTRIES: v(positiveNumber(100_000), { group: "Imports", default: "100000", description: "Most entries a zip may have" }),
-  VERDICT_ZIP_MAX_TOTAL_MB: v(positiveNumber(4096), { group: "Imports", default: "4096", description: "Largest total uncompressed size of a zip (MB)" }),
-  VERDICT_ZIP_MAX_ENTRY_MB: v(positiveNumber(512), { group: "Imports", default: "512", description: "Largest uncompressed zip entry (MB)" }),
-  VERDICT_ZIP_MAX_RATIO: v(positiveNumber(100), {
-    group: "Imports",
-    default: "100",
-    description: "Largest compression ratio of a zip entry over 1 MB, and of a whole zip",
-  }),
-  VERDICT_BUNDLE_MANIFEST_MAX_MB: v(positiveNumber(64), { group: "Imports", default: "64", description: "Largest manifest.json of a Verdict bundle (MB)" }),
-  VERDICT_IMPORT_QUEUED_MB_PER_USER: v(positiveNumber(2048), {
-    group: "Imports",
-    default: "2048",
-    description: "Uploads (zips, CSV files) one person may have waiting to be imported or analysed (MB)",
-  }),
-  VERDICT_IMPORT_QUEUED_MB: v(positiveNumber(8192), {
-    group: "Imports",
-    default: "8192",
-    description: "Uploads the installation may have waiting to be imported or analysed, everyone's together (MB)",
-  }),
-  VERDICT_FOLDER_UPLOAD_EXPIRE_HOURS: v(positiveNumber(72), {
-    group: "Imports",
-    default: "72",
-    description: "Hours after its last received file that an unfinished folder upload from the Import page is removed with its files",
-  }),
-  VERDICT_S3_ENDPOINT: v(url(["http:", "https:"], "http://minio:9000"), {
-    group: "Object storage (S3)",
-    default: "AWS S3",
-    description: "S3-compatible endpoint (MinIO, R2, …); setting it or the bucket stores screenshots in S3",
-  }),
-  VERDICT_S3_BUCKET: v(text(), {
-    group: "Object storage (S3)",
-    default: "off (data folder)",
-    description: "Bucket holding screenshots, variants, uploaded import zips and finished live-run bundles",
-  }),
-  VERDICT_S3_REGION: v(text(), { group: "Object storage (S3)", default: "us-east-1", description: "Region of the bucket" }),
-  VERDICT_S3_ACCESS_KEY_ID: v(text(), {
-    group: "Object storage (S3)",
-    default: "the AWS SDK's default credentials",
-    description: "Access key (with the secret below)",
-  }),
-  VERDICT_S3_SECRET_ACCESS_KEY: v(text(), {
-    group: "Object storage (S3)",
-    default: "the AWS SDK's default credentials",
-    description: "Secret of the access key",
-  }),
-  VERDICT_S3_FORCE_PATH_STYLE: v(field(parseFlag), {
-    group: "Object storage (S3)",
-    default: "1 with an endpoint, else 0",
-    description: "Address objects as endpoint/bucket/key (MinIO, s3rver) instead of bucket.endpoint/key",
-  }),
-  VERDICT_S3_PREFIX: v(text(), {
-    group: "Object storage (S3)",
-    default: "none",
-    description: "Key prefix, for a bucket shared with other data (e.g. `verdict/`)",
-  }),
-  VERDICT_S3_PRESIGN: v(flag(false), {
-    group: "Object storage (S3)",
-    default: "0",
-    description: "1: after the access check, redirect screenshot requests to a 5-minute presigned URL",
-  }),
-  VERDICT_JUDGE_MODEL: v(text(), { group: "Judges", default: "none", description: "Model of new judge configurations that name none" }),
-  VERDICT_JUDGE_BASE_URL: v(url(["http:", "https:"], "http://127.0.0.1:8000/v1"), {
-    group: "Judges",
-    default: "OpenAI",
-    description: "OpenAI-compatible endpoint of new judge configurations; its host is allowed",
-  }),
-  VERDICT_JUDGE_API_KEY: v(text(), {
-    group: "Judges",
-    default: "none",
-    description: "API key for judge calls to VERDICT_JUDGE_BASE_URL (or OpenAI without it)",
-  }),
-  OPENAI_API_KEY: v(text(), { group: "Judges", default: "none", description: "API key for judge calls to https://api.openai.com only" }),
-  VERDICT_JUDGE_ALLOWED_HOSTS: v(text(), {
-    group: "Judges",
-    default: "none",
-    description: "More hosts judge configurations may call (comma-separated host[:port])",
-  }),
-  VERDICT_JUDGE_ALLOW_LOOPBACK: v(
-    field((t) => parseLoopbackPorts(t), { ranges: [] } as PortSet),
-    {
-      group: "Judges",
-      default: "none",
-      description: "Ports (comma-separated, ranges as 8000-8010) on which judges may call servers on this machine (vLLM 8000, Ollama 11434)",
-    },
-  ),
-  CHROMIUM_PATH: v(text(), { group: "Live runner", default: DEFAULT_CHROMIUM_PATH, description: "Chromium used by the runner and the demo recorder" }),
-  VERDICT_BROWSER_USER: v(field(systemUserName, DEFAULT_BROWSER_USER), {
-    group: "Live runner",
-    default: "verdict-browser",
-    description: "Unprivileged user Chromium runs as when Verdict runs as root",
-  }),
-  VERDICT_RUNNER_NO_SANDBOX: v(flag(false), { group: "Live runner", default: "0", description: "1: run Chromium without its sandbox (not recommended)" }),
-  VERDICT_BROWSER_WS: v(url(["ws:", "wss:"], "ws://browsers:3000/playwright"), {
-    group: "Live runner",
-    default: "launch Chromium here",
-    description: "Browser server the runner connects to instead of launching Chromium",
-  }),
-  VERDICT_BROWSER_WS_PROTOCOL: v(field<RemoteBrowserConfig["protocol"]>(oneOf(["playwright", "cdp"]), "playwright"), {
-    group: "Live runner",
-    default: "playwright",
-    description: "`playwright` (a Playwright browser server) or `cdp` (browserless, Chrome's DevTools port)",
-  }),
-  VERDICT_RUNNER_PROXY_HOST: v(text(), {
-    group: "Live runner",
-    default: "127.0.0.1",
-    description: "Address of this worker the browser reaches its egress proxy on (required with VERDICT_BROWSER_WS)",
-  }),
-  VERDICT_RUNNER_PROXY_PORTS: v(field(parsePortRange), {
-    group: "Live runner",
-    default: "24600-24999",
-    description: "Ports the runner's egress proxies listen on; the browser user's network rules let it reach only these (scripts/browser-user.sh)",
-  }),
-  VERDICT_RUNNER_ALLOWED_DESTINATIONS: v(text(), {
-    group: "Live runner",
-    default: "none",
-    description: "Private destinations (host:port, comma-separated) every run may reach",
-  }),
-  VERDICT_RUNNER_CONCURRENCY: v(wholeNumber(1, "runs", 2), { group: "Live runner", default: "2", description: "Runs at once in one `npm run worker`" }),
-  VERDICT_RUNNER_LEASE_MS: v(wholeNumber(1, "milliseconds", 15_000), {
-    group: "Live runner",
-    default: "15000",
-    description: "Lease of a running job: how soon a dead worker's tasks are taken back",
-  }),
-  VERDICT_RUNNER_HEADLESS: v(flag(true), { group: "Live runner", default: "1", description: "0 shows the browser windows (needs a display)" }),
-  VERDICT_DEMO_PORT: v(field(demoPort, DEMO_SITES_DEFAULT_PORT as number | null), {
-    group: "Live runner",
-    default: "4517",
-    description: "Port of the bundled demo sites; `off` serves none",
-  }),
-  VERDICT_DEMO_SITES_DIR: v(text(), {
-    group: "Development",
-    default: "server/demo-sites/public",
-    description: "Where the demo sites' files are, when the server is bundled elsewhere",
-  }),
-  VERDICT_DEBUG: v(text(), { group: "Development", default: "off", description: "Set: the CLI prints stack traces" }),
 } as const;
 
 type Variables = typeof VARIABLES;
