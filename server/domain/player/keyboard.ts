@@ -54,16 +54,6 @@ export const SHORTCUTS: { keys: string[]; command: PlayerCommand; description: s
   { keys: ["Esc"], command: "close", description: "Close zoom or help" },
 ];
 
-/**
- * The player's help row for one of its commands, for a view that uses the player's key for it (compare, pairwise):
- * the keys as the player lists them, the description the view's own where it says more (`description`).
- */
-export function playerShortcut<C extends PlayerCommand>(command: C, description?: string): { keys: string[]; command: C; description: string } {
-  const row = SHORTCUTS.find((s) => s.command === command);
-  if (!row) throw new Error(`The player's help lists no key for "${command}"`);
-  return { keys: row.keys, command, description: description ?? row.description };
-}
-
 const KEYMAP: Record<string, PlayerCommand> = {
   ArrowLeft: "prev",
   k: "prev",
@@ -178,6 +168,16 @@ export function keyFor(e: KeyLike, target: TargetLike | null | undefined): strin
 /** The player's keys for some of its commands, so another view that shares those commands shares their keys. */
 export function playerKeysFor<C extends PlayerCommand>(commands: readonly C[]): Record<string, C> {
   return Object.fromEntries(Object.entries(KEYMAP).filter(([, c]) => (commands as readonly PlayerCommand[]).includes(c))) as Record<string, C>;
+}
+
+/**
+ * The player's help row for one of its commands, for a view that uses the player's key for it (compare, pairwise):
+ * the keys as the player lists them, the description the view's own where it says more (`description`).
+ */
+export function playerShortcut<C extends PlayerCommand>(command: C, description?: string): { keys: string[]; command: C; description: string } {
+  const row = SHORTCUTS.find((s) => s.command === command);
+  if (!row) throw new Error(`The player's help lists no key for "${command}"`);
+  return { keys: row.keys, command, description: description ?? row.description };
 }
 
 export const PLAYBACK_SPEEDS = [0.5, 1, 2, 4] as const;
