@@ -271,6 +271,11 @@ function outcomeSystem(base: string, options: OutcomeOptions): string {
   return system;
 }
 
+/** A grading call: the case (`head`), the chosen steps' screenshots, then what the judge is asked to do. */
+function outcomePrompt(system: string, head: string, input: JudgeInput, stepIndices: number[], ask: string): OutcomePrompt {
+  return { system, parts: [{ type: "text", text: head }, ...screenshotParts(input, stepIndices), { type: "text", text: ask }], stepIndices };
+}
+
 function screenshotParts(input: JudgeInput, stepIndices: number[]): PromptPart[] {
   const byIndex = new Map(input.steps.map((s, i) => [s.index, { step: s, position: i + 1 }]));
   return stepIndices.flatMap((idx): PromptPart[] => {
@@ -300,15 +305,13 @@ export function buildKeyPointOutcomePrompt(
     kept.length === 0
       ? `\nNone of the ${scored} screenshots scored ${threshold} or more for relevance; judge from the actions and the answer.\n`
       : `\nThe ${kept.length} of ${scored} screenshots scored ${threshold} or more for relevance, oldest first:`;
-  return {
-    system: outcomeSystem(KEY_POINT_OUTCOME_SYSTEM, options),
-    parts: [
-      { type: "text", text: head },
-      ...screenshotParts(input, kept),
-      { type: "text", text: "Was the task accomplished? Grade each key point, cite your evidence, then give the verdict line." },
-    ],
-    stepIndices: kept,
-  };
+  return outcomePrompt(
+    outcomeSystem(KEY_POINT_OUTCOME_SYSTEM, options),
+    head,
+    input,
+    kept,
+    "Was the task accomplished? Grade each key point, cite your evidence, then give the verdict line.",
+  );
 }
 
 /**
@@ -323,15 +326,13 @@ export function buildRubricOutcomePrompt(input: JudgeInput, criteria: Criterion[
     stepIndices.length === 0
       ? "\nNo screenshots were recorded for this trajectory.\n"
       : `\nScreenshots of ${stepIndices.length} step${stepIndices.length === 1 ? "" : "s"}, oldest first:`;
-  return {
-    system: outcomeSystem(RUBRIC_OUTCOME_SYSTEM, options),
-    parts: [
-      { type: "text", text: head },
-      ...screenshotParts(input, stepIndices),
-      { type: "text", text: "Grade each criterion, the process and the failure cause, cite your evidence, then give the verdict line." },
-    ],
+  return outcomePrompt(
+    outcomeSystem(RUBRIC_OUTCOME_SYSTEM, options),
+    head,
+    input,
     stepIndices,
-  };
+    "Grade each criterion, the process and the failure cause, cite your evidence, then give the verdict line.",
+  );
 }
 
 /** "Key point 2: NOT MET", "Criterion 1: PASS": the grade of each listed item, strictly. */
