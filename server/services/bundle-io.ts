@@ -25,8 +25,43 @@ import type { Outcome } from "../domain/types";
 import { sha256, type ScreenshotStore } from "../storage/screenshot-store";
 import { stepContent } from "../domain/types";
 
-function imageFileName(hash: string, mime: string): string {
+/** A screenshot's file inside an export (a bundle, ATIF files): `images/<hash>.<ext>`. */
+export function imageFileName(hash: string, mime: string): string {
   return `images/${hash}.${extensionForMime(mime)}`;
+}
+
+/** An export's screenshots (hash → type) must all be in the store: refused, naming the first missing, before anything is written. */
+export async function assertImagesStored(store: ScreenshotStore, images: Map<string, string>): Promise<void> {
+  for (const hash of images.keys()) {
+    if (!(await store.has(hash))) throw new Error(`Screenshot ${hash} is missing from the screenshot store (${store.originals.location})`);
+  }
+}
+
+/** Adds an export's screenshots to its zip, stored rather than deflated again (they are compressed already). */
+export async function addImagesToZip(zip: yazl.ZipFile, store: ScreenshotStore, images: Map<string, string>): Promise<void> {
+  for (const [hash, mime] of images) {
+    const file = store.localPath(hash);
+    if (file) zip.addFile(file, imageFileName(hash, mime), { compress: false });
+    else zip.addBuffer(await store.read(hash), imageFileName(hash, mime), { compress: false });
+  }
+}
+
+/** Copies an export's screenshots into the folder `out` (its images/ made here), a progress tick each. */
+export async function copyImagesTo(
+  store: ScreenshotStore,
+  images: Map<string, string>,
+  out: string,
+  onProgress?: (done: number, total: number) => void,
+): Promise<void> {
+  await fsp.mkdir(path.join(out, "images"), { recursive: true });
+  let done = 0;
+  for (const [hash, mime] of images) {
+    const target = path.join(out, imageFileName(hash, mime));
+    const file = store.localPath(hash);
+    if (file) await fsp.copyFile(file, target);
+    else await fsp.writeFile(target, await store.read(hash));
+    onProgress?.(++done, images.size);
+  }
 }
 
 function manifestOf(trajectories: BundleTrajectory[], generator: string, sourceInstance?: string): BundleManifest {
@@ -135,6 +170,7 @@ export async function trajectoryToBundle(db: Db, id: number, images: Map<string,
   };
 }
 
+/** What an export wrote: where, how many trajectories, how many screenshots (a bundle's, ATIF files'). */
 export interface ExportResult {
   out: string;
   trajectories: number;
@@ -153,21 +189,13 @@ export async function exportBundle(
   const trajectories: BundleTrajectory[] = [];
   for (const id of ids) trajectories.push(await trajectoryToBundle(deps.db, id, images));
   const manifest = JSON.stringify(manifestOf(trajectories, "verdict export", await instanceId(deps.db)), null, 1);
-  for (const hash of images.keys()) {
-    if (!(await deps.store.has(hash))) throw new Error(`Screenshot ${hash} is missing from the screenshot store (${deps.store.originals.location})`);
-  }
+  await assertImagesStored(deps.store, images);
   const total = images.size;
-  let done = 0;
   if (out.toLowerCase().endsWith(".zip")) {
     await fsp.mkdir(path.dirname(path.resolve(out)), { recursive: true });
     const zip = new yazl.ZipFile();
     zip.addBuffer(Buffer.from(manifest), MANIFEST_NAME);
-    // Screenshots are already compressed: store them rather than deflate again.
-    for (const [hash, mime] of images) {
-      const file = deps.store.localPath(hash);
-      if (file) zip.addFile(file, imageFileName(hash, mime), { compress: false });
-      else zip.addBuffer(await deps.store.read(hash), imageFileName(hash, mime), { compress: false });
-    }
+    await addImagesToZip(zip, deps.store, images);
     zip.end();
     await new Promise<void>((resolve, reject) => {
       const ws = fs.createWriteStream(out);
@@ -177,13 +205,7 @@ export async function exportBundle(
     onProgress?.(total, total);
   } else {
     if (fs.existsSync(path.join(out, MANIFEST_NAME))) throw new Error(`${out} already holds a bundle; choose an empty folder`);
-    await fsp.mkdir(path.join(out, "images"), { recursive: true });
-    for (const [hash, mime] of images) {
-      const file = deps.store.localPath(hash);
-      if (file) await fsp.copyFile(file, path.join(out, imageFileName(hash, mime)));
-      else await fsp.writeFile(path.join(out, imageFileName(hash, mime)), await deps.store.read(hash));
-      onProgress?.(++done, total);
-    }
+    await copyImagesTo(deps.store, images, out, onProgress);
     await fsp.writeFile(path.join(out, MANIFEST_NAME), manifest);
   }
   return { out, trajectories: trajectories.length, images: total };

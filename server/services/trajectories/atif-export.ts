@@ -13,9 +13,8 @@ import type { Db } from "../../../db/database";
 import { instanceId } from "../../../db/repositories/instance";
 import { getTrajectoryHead } from "../../../db/repositories/trajectories";
 import { NotFoundError } from "../../errors";
-import { extensionForMime } from "../../domain/image-info";
 import { toAtif } from "../../domain/imports/atif";
-import { trajectoryToBundle } from "../bundle-io";
+import { addImagesToZip, assertImagesStored, copyImagesTo, trajectoryToBundle, type ExportResult } from "../bundle-io";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
 
 const GENERATOR = "Verdict";
@@ -33,17 +32,6 @@ export async function trajectoryToAtif(db: Db, id: number, images: Map<string, s
   return toAtif(t, (img) => img.file, { sessionId, generator: GENERATOR, sourceInstance: await instanceId(db) });
 }
 
-export interface AtifExportResult {
-  out: string;
-  trajectories: number;
-  images: number;
-}
-
-/** The same names as the bundle's (trajectoryToBundle), which the ATIF document's image paths are. */
-function imageName(hash: string, mime: string): string {
-  return `images/${hash}.${extensionForMime(mime)}`;
-}
-
 /**
  * Writes trajectories as ATIF files with their screenshots: into a folder (which must not hold an export yet), or
  * a .zip when `out` ends in .zip.
@@ -53,7 +41,7 @@ export async function exportAtif(
   ids: number[],
   out: string,
   onProgress?: (done: number, total: number) => void,
-): Promise<AtifExportResult> {
+): Promise<ExportResult> {
   if (!ids.length) throw new Error("Nothing to export: no trajectories selected");
   const images = new Map<string, string>();
   const docs: { name: string; body: string }[] = [];
@@ -61,9 +49,7 @@ export async function exportAtif(
     const doc = await trajectoryToAtif(deps.db, id, images, { withVerdicts: true });
     docs.push({ name: atifFileName(id), body: `${JSON.stringify(doc, null, 1)}\n` });
   }
-  for (const hash of images.keys()) {
-    if (!(await deps.store.has(hash))) throw new Error(`Screenshot ${hash} is missing from the screenshot store (${deps.store.originals.location})`);
-  }
+  await assertImagesStored(deps.store, images);
   const total = images.size;
   if (out.toLowerCase().endsWith(".zip")) {
     await fsp.mkdir(path.dirname(path.resolve(out)), { recursive: true });
@@ -73,15 +59,7 @@ export async function exportAtif(
     for (const d of docs) {
       if (fs.existsSync(path.join(out, d.name))) throw new Error(`${path.join(out, d.name)} already exists; choose an empty folder`);
     }
-    await fsp.mkdir(path.join(out, "images"), { recursive: true });
-    let done = 0;
-    for (const [hash, mime] of images) {
-      const target = path.join(out, imageName(hash, mime));
-      const local = deps.store.localPath(hash);
-      if (local) await fsp.copyFile(local, target);
-      else await fsp.writeFile(target, await deps.store.read(hash));
-      onProgress?.(++done, total);
-    }
+    await copyImagesTo(deps.store, images, out, onProgress);
     for (const d of docs) await fsp.writeFile(path.join(out, d.name), d.body);
   }
   return { out, trajectories: docs.length, images: total };
@@ -96,12 +74,7 @@ export async function writeZip(
 ): Promise<void> {
   const zip = new yazl.ZipFile();
   for (const d of docs) zip.addBuffer(Buffer.from(d.body), d.name);
-  // Screenshots are already compressed: stored, not deflated again.
-  for (const [hash, mime] of images) {
-    const local = store.localPath(hash);
-    if (local) zip.addFile(local, imageName(hash, mime), { compress: false });
-    else zip.addBuffer(await store.read(hash), imageName(hash, mime), { compress: false });
-  }
+  await addImagesToZip(zip, store, images);
   zip.end();
   await new Promise<void>((resolve, reject) => {
     zip.outputStream.pipe(stream).on("close", resolve).on("finish", resolve).on("error", reject);
