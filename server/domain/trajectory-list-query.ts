@@ -3,10 +3,13 @@
  * (`/trajectories?run=3&outcome=answered&q=salmon&sort=steps&dir=desc&page=2`) and as the tRPC input.
  *
  * URL parsing is forgiving (a hand-edited link with a bad value drops that value instead of failing the page);
- * the tRPC input schema is strict.
+ * the tRPC input schema is strict (./trajectory-list-input.ts). This module is zod-free: the list's browser code
+ * (filter bar, table, triage bar) imports it, and zod is about 100 KB of script the page would parse before it hydrates.
  */
-import { z } from "zod";
 import { MAX_QUERY_LENGTH } from "./trajectories/search-query";
+import type { TrajectoryListQuery } from "./trajectory-list-input";
+
+export type { TrajectoryListInput, TrajectoryListQuery } from "./trajectory-list-input";
 
 /** "relevance": with a behaviour search, most matching entries first. */
 export const TRAJECTORY_SORTS = ["id", "steps", "task", "site", "updated", "human", "verdict", "relevance"] as const;
@@ -15,8 +18,6 @@ export const PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_PAGE_SIZE = 50;
 /** Most ids an `ids` filter takes: even scattered ids (about 7 characters each) keep the URL well under the 16 KB Node allows for a request head, cookies included. */
 export const MAX_IDS = 1000;
-
-const id = z.number().int().positive();
 
 /** The consolidated human label a trajectory ends with (its latest campaign's), or none yet. */
 export const HUMAN_LABEL_FILTERS = ["success", "failure", "unsure", "none"] as const;
@@ -65,50 +66,6 @@ export function formatEvaluatorRef(e: EvaluatorRef): string {
 export function evaluatorLabel(e: { name: string; k: string; promptVersion: string; kind: string }): string {
   return [e.name, e.k ? `k=${e.k}` : "", e.kind === "judge" && e.promptVersion ? e.promptVersion : ""].filter(Boolean).join(" · ");
 }
-
-const evaluatorRef = z
-  .string()
-  .max(800)
-  .refine((s) => parseEvaluatorRef(s) !== undefined, { message: "evaluator: write it as <evaluator key>|<k>|<prompt version>" });
-
-export const trajectoryListInput = z.object({
-  taskSetId: id.optional(),
-  runId: id.optional(),
-  taskId: id.optional(),
-  site: z.string().min(1).max(200).optional(),
-  model: z.string().min(1).max(200).optional(),
-  outcome: z.string().min(1).max(50).optional(),
-  minSteps: z.number().int().nonnegative().optional(),
-  maxSteps: z.number().int().nonnegative().optional(),
-  hasAnswer: z.boolean().optional(),
-  q: z.string().max(500).optional(),
-  /** A behaviour search (server/domain/trajectories/search-query.ts): words, phrases, field and verdict filters. */
-  search: z.string().max(MAX_QUERY_LENGTH).optional(),
-  /** Exactly these trajectories (the analytics views link to the trajectories behind a figure this way). */
-  ids: z.array(id).min(1).max(MAX_IDS).optional(),
-  /** Triage (researchers and admins): the consolidated human label and the state of the latest campaign item. */
-  human: z.enum(HUMAN_LABEL_FILTERS).optional(),
-  state: z.enum(ITEM_STATE_FILTERS).optional(),
-  /** Error category of the consolidated human label. */
-  category: z.string().min(1).max(200).optional(),
-  /** The evaluator whose verdict the list shows, filters on (`verdict`) and compares with humans (`agreement`). */
-  evaluator: evaluatorRef.optional(),
-  verdict: z.enum(VERDICT_FILTERS).optional(),
-  agreement: z.enum(AGREEMENT_FILTERS).optional(),
-  rule: z.enum(RULE_FILTERS).optional(),
-  flagged: z.enum(FLAGGED_FILTERS).optional(),
-  /** A seeded random sample of `sample` trajectories among those the filters select (optionally stratified). */
-  sample: z.number().int().positive().max(MAX_SAMPLE).optional(),
-  seed: z.number().int().nonnegative().max(MAX_SEED).optional(),
-  strata: z.enum(SAMPLE_STRATA).optional(),
-  sort: z.enum(TRAJECTORY_SORTS).default("id"),
-  dir: z.enum(["asc", "desc"]).default("desc"),
-  page: z.number().int().positive().max(1_000_000).default(1),
-  pageSize: z.number().int().positive().max(500).default(DEFAULT_PAGE_SIZE),
-});
-
-export type TrajectoryListInput = z.input<typeof trajectoryListInput>;
-export type TrajectoryListQuery = z.output<typeof trajectoryListInput>;
 
 /** URL parameter names, short because people paste these links into chats. */
 export const URL_KEYS = {

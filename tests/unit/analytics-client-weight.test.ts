@@ -7,8 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { packagesReached, root, serverWeightReached, valueImports } from "../helpers/client-imports";
 
-const root = path.resolve(__dirname, "..", "..");
 const analytics = path.join(root, "app", "analytics");
 
 function filesUnder(dir: string): string[] {
@@ -16,43 +16,6 @@ function filesUnder(dir: string): string[] {
     const p = path.join(dir, e.name);
     return e.isDirectory() ? filesUnder(p) : /\.tsx?$/.test(e.name) ? [p] : [];
   });
-}
-
-/** Value imports and re-exports of a module (type-only ones are erased by the compiler; dynamic ones load later). */
-function valueImports(source: string): string[] {
-  const out: string[] = [];
-  const re = /^\s*(?:import|export)\s+(type\s+)?(?:[^"';]*?\s+from\s+)?["']([^"']+)["']/gm;
-  for (let m = re.exec(source); m; m = re.exec(source)) if (!m[1]) out.push(m[2]!);
-  return out;
-}
-
-function resolveLocal(from: string, spec: string): string | null {
-  const base = spec.startsWith("@/") ? path.join(root, spec.slice(2)) : path.resolve(path.dirname(from), spec);
-  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, path.join(base, "index.ts"), path.join(base, "index.tsx")]) {
-    if (fs.existsSync(candidate) && fs.statSync(candidate).isFile()) return candidate;
-  }
-  throw new Error(`${path.relative(root, from)}: cannot resolve ${spec}`);
-}
-
-/** Packages reached from `entry`, each with the chain of files that reaches it. */
-function packagesReached(entry: string): Map<string, string[]> {
-  const reached = new Map<string, string[]>();
-  const seen = new Set<string>();
-  const walk = (file: string, chain: string[]) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const spec of valueImports(fs.readFileSync(file, "utf8"))) {
-      if (spec.startsWith(".") || spec.startsWith("@/")) {
-        const next = resolveLocal(file, spec);
-        if (next) walk(next, [...chain, path.relative(root, next)]);
-      } else {
-        const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!;
-        if (!reached.has(name)) reached.set(name, chain);
-      }
-    }
-  };
-  walk(entry, [path.relative(root, entry)]);
-  return reached;
 }
 
 /**
@@ -79,8 +42,6 @@ describe("the analytics pages' browser code", () => {
   });
 
   it.each(clientParts.map((f) => [path.relative(root, f), f]))("%s reaches no zod and no CSV library", (_name, file) => {
-    const reached = packagesReached(file);
-    const heavy = SERVER_WEIGHT.filter((p) => reached.has(p)).map((p) => `${p} via ${reached.get(p)!.join(" → ")}`);
-    expect(heavy).toEqual([]);
+    expect(serverWeightReached(file, SERVER_WEIGHT)).toEqual([]);
   });
 });

@@ -7,9 +7,9 @@ import {
   parseEvaluatorRef,
   parseTrajectoryListParams,
   usesTriage,
-  trajectoryListInput,
   trajectoryListSearch,
 } from "../../server/domain/trajectory-list-query";
+import { trajectoryListInput } from "../../server/domain/trajectory-list-input";
 
 describe("parseTrajectoryListParams", () => {
   it("reads every filter from its URL key", () => {

@@ -11,7 +11,7 @@ import { matchingTrajectoryIds } from "../../services/trajectory-views";
 import { judgeKeyEnvSchema } from "../../domain/evaluation/judge-endpoint-policy";
 import { MAX_BATCH_CONCURRENCY } from "../../domain/evaluation/judge-jobs";
 import { parseK, type JudgeK } from "../../domain/evaluation/verdicts";
-import { trajectoryListInput } from "../../domain/trajectory-list-query";
+import { trajectoryListInput } from "../../domain/trajectory-list-input";
 import { ValidationError } from "../../errors";
 import {
   cancelJudgeBatch,

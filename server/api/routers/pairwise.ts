@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { PAIRWISE_CHOICES } from "../../domain/annotation/pairwise-pairs";
 import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
-import { trajectoryListInput } from "../../domain/trajectory-list-query";
+import { trajectoryListInput } from "../../domain/trajectory-list-input";
 import {
   createPairwiseCampaign,
   myPairwiseAnswer,

@@ -5,7 +5,7 @@
  * its campaign's trajectories; "Your reports" lists a person's reports and removes one.
  */
 import { z } from "zod";
-import { trajectoryListInput } from "../../domain/trajectory-list-query";
+import { trajectoryListInput } from "../../domain/trajectory-list-input";
 import { deleteReport, myReports, reportJob, startReport } from "../../services/trajectories";
 import { createTRPCRouter, researcherProcedure } from "../trpc";
 

@@ -15,7 +15,7 @@ import {
   trajectoryScannerMatches,
   updateScanner,
 } from "../../services/evaluation";
-import { trajectoryListInput } from "../../domain/trajectory-list-query";
+import { trajectoryListInput } from "../../domain/trajectory-list-input";
 import { authedProcedure, createTRPCRouter, researcherProcedure, sightedResearcherProcedure } from "../trpc";
 
 const key = z.string().min(1).max(60);

@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
-import { trajectoryListInput, usesTriage } from "../../domain/trajectory-list-query";
+import { trajectoryListInput } from "../../domain/trajectory-list-input";
+import { usesTriage } from "../../domain/trajectory-list-query";
 import {
   getStepWindow,
   getTrajectoryForPlayer,

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { ValidationError } from "../../errors";
-import { trajectoryListInput, type TrajectoryListQuery } from "../trajectory-list-query";
+import { trajectoryListInput, type TrajectoryListQuery } from "../trajectory-list-input";
 import { MAX_CLUSTERS } from "./failure-clusters";
 
 export const CLUSTER_BASES = ["human", "judge", "disputed"] as const;

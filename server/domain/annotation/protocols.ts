@@ -6,7 +6,18 @@
  * A campaign keeps the template id and version it was made from and its own editable copy of the label schema
  * and guidelines, so changing a template later never changes a running campaign.
  */
+import { DECISION_CONFIDENCES, DISAGREEMENT_SOURCES, type DecisionConfidence, type DisagreementSource } from "./decisions";
 import { buildLabelSchema, DEFAULT_ERROR_CATEGORIES, type LabelSchema, type LabelVerdict } from "./label-schema";
+
+export {
+  DECISION_CONFIDENCES,
+  DISAGREEMENT_SOURCE_NAMES,
+  DISAGREEMENT_SOURCES,
+  parseConfidence,
+  parseDisagreementSource,
+  type DecisionConfidence,
+  type DisagreementSource,
+} from "./decisions";
 
 // ------------------------------------------------------------------------------------------- export codes
 
@@ -44,33 +55,6 @@ export type QaDecision = (typeof QA_DECISIONS)[number];
 export function qaStatusOf(itemState: string, qaDone: boolean): QaStatus {
   if (qaDone) return "done";
   return itemState === "open" ? "not_ready" : "pending";
-}
-
-// ------------------------------------------------------------------------- adjudication: confidence, source
-
-/** How sure the adjudicator (or QA reviewer) is of the decision. */
-export const DECISION_CONFIDENCES = ["low", "medium", "high"] as const;
-export type DecisionConfidence = (typeof DECISION_CONFIDENCES)[number];
-
-/** Why the annotators disagreed (or why QA corrected them), tallied to improve guidelines and training. */
-export const DISAGREEMENT_SOURCES = ["guideline_gap", "ambiguous_task", "annotator_error", "edge_case"] as const;
-export type DisagreementSource = (typeof DISAGREEMENT_SOURCES)[number];
-
-export const DISAGREEMENT_SOURCE_NAMES: Record<DisagreementSource, string> = {
-  guideline_gap: "guideline gap",
-  ambiguous_task: "ambiguous task",
-  annotator_error: "annotator error",
-  edge_case: "edge case",
-};
-
-export function parseConfidence(v: unknown, field = "confidence"): DecisionConfidence {
-  if (typeof v === "string" && (DECISION_CONFIDENCES as readonly string[]).includes(v)) return v as DecisionConfidence;
-  throw new Error(`${field}: one of ${DECISION_CONFIDENCES.join(", ")}, got ${JSON.stringify(v)}`);
-}
-
-export function parseDisagreementSource(v: unknown, field = "disagreementSource"): DisagreementSource {
-  if (typeof v === "string" && (DISAGREEMENT_SOURCES as readonly string[]).includes(v)) return v as DisagreementSource;
-  throw new Error(`${field}: one of ${DISAGREEMENT_SOURCES.join(", ")}, got ${JSON.stringify(v)}`);
 }
 
 // ------------------------------------------------------------------------------------------- templates

@@ -1,20 +1,13 @@
 /**
  * The task validity ledger's vocabulary and its export: what a researcher can say about a task, and the ledger as
- * CSV or JSON. A task's state is its newest revision; `valid` clears an earlier flag.
+ * CSV or JSON. A task's state is its newest revision; `valid` clears an earlier flag. The statuses and their names
+ * are ./task-flag-statuses.ts, which browser code imports without zod and the CSV writer.
  */
 import { z } from "zod";
 import { formatCsv } from "../csv";
+import { TASK_FLAG_STATUSES } from "./task-flag-statuses";
 
-export const TASK_FLAG_STATUSES = ["broken", "outdated", "ambiguous", "wrong_reference", "valid"] as const;
-export type TaskFlagStatus = (typeof TASK_FLAG_STATUSES)[number];
-
-export const TASK_FLAG_LABELS: Record<TaskFlagStatus, string> = {
-  broken: "Broken",
-  outdated: "Outdated",
-  ambiguous: "Ambiguous",
-  wrong_reference: "Wrong reference",
-  valid: "Valid (flag cleared)",
-};
+export { TASK_FLAG_LABELS, TASK_FLAG_STATUSES, type TaskFlagStatus } from "./task-flag-statuses";
 
 /** A revision as a researcher writes it. The evidence must be a web link, so it can be opened from the ledger. */
 export const taskFlagInputSchema = z

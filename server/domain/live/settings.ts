@@ -3,7 +3,7 @@
  * form (through tRPC), the CLI and the job payloads the worker reads, so all three agree on defaults and bounds.
  */
 import { z } from "zod";
-import { trajectoryListInput } from "../trajectory-list-query";
+import { trajectoryListInput } from "../trajectory-list-input";
 import type { DeploymentPlan } from "./deployment";
 
 export const LIVE_RUN_DEFAULTS = {

@@ -31,14 +31,8 @@ import {
   type ReportIndex,
   type ReportTrajectory,
 } from "../../domain/trajectories/static-report";
-import {
-  formatEvaluatorRef,
-  trajectoryListSearch,
-  usesTriage,
-  type TrajectoryListInput,
-  type TrajectoryListQuery,
-  trajectoryListInput,
-} from "../../domain/trajectory-list-query";
+import { trajectoryListInput, type TrajectoryListInput, type TrajectoryListQuery } from "../../domain/trajectory-list-input";
+import { formatEvaluatorRef, trajectoryListSearch, usesTriage } from "../../domain/trajectory-list-query";
 import { ValidationError } from "../../errors";
 import type { ReportFileStore } from "../../storage/report-files";
 import type { ScreenshotStore } from "../../storage/screenshot-store";

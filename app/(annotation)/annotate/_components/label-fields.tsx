@@ -14,7 +14,7 @@ import {
   DISAGREEMENT_SOURCES,
   type DecisionConfidence,
   type DisagreementSource,
-} from "@/server/domain/annotation/protocols";
+} from "@/server/domain/annotation/decisions";
 import { Options, StackedLabel } from "../../../_components/field";
 import { useTRPC } from "../../../_trpc/client";
 

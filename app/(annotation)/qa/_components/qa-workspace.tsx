@@ -11,7 +11,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { DECISION_CONFIDENCES, DISAGREEMENT_SOURCES, type DecisionConfidence, type DisagreementSource } from "@/server/domain/annotation/protocols";
+import { DECISION_CONFIDENCES, DISAGREEMENT_SOURCES, type DecisionConfidence, type DisagreementSource } from "@/server/domain/annotation/decisions";
 import { qaCommandForKey, qaDecisionFor, QA_SHORTCUTS } from "@/server/domain/annotation/qa-keys";
 import { GuidelinesText } from "../../../_components/guidelines";
 import {

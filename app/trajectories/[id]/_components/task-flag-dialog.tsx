@@ -8,7 +8,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useRouter, useSearchParams } from "next/navigation";
 import { useCallback, useState, type ReactNode } from "react";
-import { TASK_FLAG_LABELS, TASK_FLAG_STATUSES, type TaskFlagStatus } from "@/server/domain/catalog/task-validity";
+import { TASK_FLAG_LABELS, TASK_FLAG_STATUSES, type TaskFlagStatus } from "@/server/domain/catalog/task-flag-statuses";
 import { Dialog } from "../../../_components/dialog";
 import { useTRPC } from "../../../_trpc/client";
 
