@@ -20,7 +20,7 @@ import {
 import { searchHits, type ScopedSearch } from "../../db/repositories/search";
 import { consolidatedCategories, triageColumnsOf, type TriageColumns } from "../../db/repositories/triage";
 import { currentFlagsOf } from "../../db/repositories/catalog/task-flags";
-import { listEvaluatorSummaries } from "../../db/repositories/evaluation/verdicts";
+import { listEvaluatorIdentities } from "../../db/repositories/evaluation/verdicts";
 import {
   countTrajectories,
   sampleCandidates,
@@ -395,13 +395,12 @@ export async function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: {
 export async function triageFilterOptions(db: Db) {
   return {
     categories: await consolidatedCategories(db),
-    evaluators: (await listEvaluatorSummaries(db)).map((e) => ({
+    evaluators: (await listEvaluatorIdentities(db)).map((e) => ({
       ref: formatEvaluatorRef({ key: e.evaluatorKey, k: e.k, pv: e.promptVersion }),
       name: e.evaluatorName,
       kind: e.evaluatorKey.startsWith("heuristic:") ? ("heuristic" as const) : e.kind,
       k: e.k,
       promptVersion: e.promptVersion,
-      total: e.total,
     })),
   };
 }

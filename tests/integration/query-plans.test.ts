@@ -8,7 +8,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { rawRun } from "../../db/database";
 import { createCampaign, setCampaignQaReviewers } from "../../server/services/annotation";
 import { mayFetchScreenshot } from "../../server/services/access/scope";
-import { getStepWindow } from "../../server/services/trajectory-views";
+import { getStepWindow, triageFilterOptions } from "../../server/services/trajectory-views";
 import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns } from "../../db/repositories/analytics";
 import { decisionTallies } from "../../db/repositories/annotation/labels";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
@@ -111,6 +111,47 @@ describeEachBackend("query plans of the hot look-ups", (backend) => {
       plan.some((l) => covered.test(l)),
       plan.join("\n"),
     ).toBe(true);
+  });
+
+  it("the trajectory list's evaluator menu reads the verdicts index, one verdict row per evaluator, and counts nothing", async () => {
+    const verdict = (evaluatorKey: string, evaluatorName: string, k: string, verdict: "success" | "failure") =>
+      upsertVerdict(ctx.db, {
+        trajectoryId,
+        kind: "judge",
+        origin: "verdict",
+        evaluatorKey,
+        evaluatorName,
+        k,
+        promptVersion: "v1",
+        verdict,
+        rationale: "a long reply",
+      });
+    await verdict("judge:menu-a", "Menu judge A", "1", "failure");
+    await verdict("judge:menu-a", "Menu judge A", "3", "success");
+    await verdict("judge:menu-b", "Menu judge B", "1", "success");
+    if (backend === "postgres") await rawRun(ctx.db, sql`vacuum analyze evaluator_verdicts`);
+    const statements = await recordStatements(ctx.db, async () => {
+      const { evaluators } = await triageFilterOptions(ctx.db);
+      expect(evaluators.map((e) => [e.ref, e.name, e.kind])).toEqual([
+        ["judge:menu-a|1|v1", "Menu judge A", "judge"],
+        ["judge:menu-a|3|v1", "Menu judge A", "judge"],
+        ["judge:menu-b|1|v1", "Menu judge B", "judge"],
+      ]);
+    });
+    const read = statements.filter((s) => /from evaluator_verdicts/.test(s.sql));
+    expect(read).toHaveLength(1);
+    const plan = await queryPlan(ctx.db, read[0]!);
+    const detail = plan.join("\n");
+    if (backend === "sqlite") {
+      // The identities and each one's row come from the index; the verdict rows are read by row id, one each.
+      const reads = plan.filter((l) => /^(SCAN|SEARCH) (evaluator_verdicts|m|v)\b/.test(l.trim()));
+      expect(reads.length, detail).toBeGreaterThan(0);
+      for (const l of reads) expect(l, detail).toMatch(/USING COVERING INDEX evaluator_verdicts_analytics_idx|USING INTEGER PRIMARY KEY/);
+      expect(detail).not.toMatch(/TEMP B-TREE FOR GROUP BY/);
+    } else {
+      expect(detail).toMatch(/Index Only Scan using evaluator_verdicts_analytics_idx/);
+      expect(tableScans(plan), detail).toEqual([]);
+    }
   });
 
   it("the analytics reads of tasks, trajectories, labels and consolidated labels walk their indexes alone, row ids included", async () => {

@@ -27,7 +27,7 @@ export interface FilterOptions {
   outcomes: string[];
   /** Triage menus: only researchers and admins get them (empty otherwise). */
   categories?: string[];
-  evaluators?: { ref: string; name: string; kind: string; k: string; promptVersion: string; total: number }[];
+  evaluators?: { ref: string; name: string; kind: string; k: string; promptVersion: string }[];
 }
 
 const OUTCOME_NAMES: Record<string, string> = { step_limit: "step limit", time_limit: "time limit" };
