@@ -10,6 +10,7 @@ import { useTRPC } from "../../../_trpc/client";
 import { Field, PageForm, TextInput } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
 import { CampaignPicker, ConfigPicker } from "./judge-pickers";
+import { SeedField } from "./dry-run";
 
 export function AlignmentCreate() {
   const trpc = useTRPC();
@@ -70,9 +71,7 @@ export function AlignmentCreate() {
       <Field label="Held-out share" htmlFor={`${f}-share`} hint="Of the labelled items">
         <TextInput id={`${f}-share`} inputMode="decimal" value={share} onText={setShare} />
       </Field>
-      <Field label="Seed" htmlFor={`${f}-seed`} hint="Same seed, same split">
-        <TextInput id={`${f}-seed`} inputMode="numeric" value={seed} testId="study-seed" onText={setSeed} />
-      </Field>
+      <SeedField id={`${f}-seed`} value={seed} onText={setSeed} hint="Same seed, same split" testId="study-seed" />
       <div className="flex flex-wrap items-center gap-2 sm:col-span-3 lg:col-span-6">
         <button type="submit" className="btn btn-on" disabled={problem !== null || create.isPending} data-testid="create-study">
           {create.isPending ? "Splitting…" : "Create study and split"}

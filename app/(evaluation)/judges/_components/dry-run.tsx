@@ -1,12 +1,12 @@
 "use client";
 /**
  * The parts the judge forms that call a model share (a judge batch, a stress test, an alignment run): the
- * concurrency field, the "Dry run and start" step with what the dry run found, and the Start button that says how
+ * concurrency field, the seed of a seeded draw, the "Dry run and start" step with what the dry run found, and the Start button that says how
  * many calls it will make. A dry run's result always belongs to the form as it is; changing anything asks for a new one.
  */
 import { useState, type ReactNode } from "react";
 import { formatCount, PanelSection } from "../../../_components/ui";
-import { Field } from "../../../_components/field";
+import { Field, TextInput } from "../../../_components/field";
 import { errorText } from "../_lib/error-text";
 
 /**
@@ -25,6 +25,15 @@ export function ConcurrencyField({ id, value, onChange }: { id: string; value: s
   return (
     <Field label="Concurrency" htmlFor={id} hint="Calls in flight at once (1–64)">
       <input id={id} className="field" inputMode="numeric" value={value} onChange={(ev) => onChange(ev.target.value)} />
+    </Field>
+  );
+}
+
+/** The seed of a seeded draw (a study's split, a stress test's screenshots): `hint` says what the same seed keeps the same. */
+export function SeedField({ id, value, onText, hint, testId }: { id: string; value: string; onText: (text: string) => void; hint: string; testId?: string }) {
+  return (
+    <Field label="Seed" htmlFor={id} hint={hint}>
+      <TextInput id={id} inputMode="numeric" value={value} testId={testId} onText={onText} />
     </Field>
   );
 }

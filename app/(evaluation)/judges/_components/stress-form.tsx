@@ -16,7 +16,7 @@ import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { Field, PageForm, TextInput } from "../../../_components/field";
 import { K_CHOICES, wholeIn } from "../_lib/batch-text";
-import { ConcurrencyField, DryRunSection, StartButton, useDryRunFor } from "./dry-run";
+import { ConcurrencyField, DryRunSection, SeedField, StartButton, useDryRunFor } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";
 import { CampaignPicker, ConfigPicker } from "./judge-pickers";
 import { SkippedWays } from "./skipped-ways";
@@ -161,9 +161,7 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
         <Field label="Subset k" htmlFor={`${f}-subset`} hint="Screenshots a random subset keeps">
           <TextInput id={`${f}-subset`} inputMode="numeric" value={subsetK} onText={setSubsetK} />
         </Field>
-        <Field label="Seed" htmlFor={`${f}-seed`} hint="The same seed shows each trajectory the same screenshots">
-          <TextInput id={`${f}-seed`} inputMode="numeric" value={seed} onText={setSeed} />
-        </Field>
+        <SeedField id={`${f}-seed`} value={seed} onText={setSeed} hint="The same seed shows each trajectory the same screenshots" />
       </section>
 
       <DryRunSection
