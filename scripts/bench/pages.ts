@@ -162,6 +162,38 @@ const BREAKDOWN = `(() => {
   };
 })()`;
 
+/**
+ * CPU time (user + system, ms) the server has used so far, its child processes included, read from /proc (Linux;
+ * null elsewhere). Unlike a page's wall time it hardly moves with the machine's load: the figure to compare two
+ * builds by on a shared machine.
+ */
+function serverCpuMs(pid: number | undefined): number | null {
+  if (pid === undefined || !fs.existsSync(`/proc/${pid}/stat`)) return null;
+  const stats = fs
+    .readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        // Fields after the command's closing parenthesis: state, ppid, …; utime and stime are the 12th and 13th.
+        const f = fs.readFileSync(`/proc/${d}/stat`, "utf8").split(") ")[1]!.split(" ");
+        return [{ pid: Number(d), ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) }];
+      } catch {
+        return []; // the process ended meanwhile
+      }
+    });
+  const tree = new Set([pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of stats) {
+      if (tree.has(p.pid) || !tree.has(p.ppid)) continue;
+      tree.add(p.pid);
+      grew = true;
+    }
+  }
+  // Clock ticks are 1/100 s on Linux.
+  return stats.filter((p) => tree.has(p.pid)).reduce((ms, p) => ms + p.ticks * 10, 0);
+}
+
 /** Milliseconds from the navigation's start to the page's content, and where they went. */
 async function openMs(page: Page, url: string): Promise<number> {
   return (await open(page, url)).ready;
@@ -183,7 +215,14 @@ function breakdownOf(runs: Breakdown[]): string {
   );
 }
 
-async function timePages(context: BrowserContext, url: string, pages: [string, string][], runs: number, screens: string | undefined): Promise<BenchFigure[]> {
+async function timePages(
+  context: BrowserContext,
+  url: string,
+  pages: [string, string][],
+  runs: number,
+  screens: string | undefined,
+  serverPid: number | undefined,
+): Promise<BenchFigure[]> {
   const page = await context.newPage();
   const figures: BenchFigure[] = [];
   for (const [name, address] of pages) {
@@ -191,10 +230,13 @@ async function timePages(context: BrowserContext, url: string, pages: [string, s
     if (new URL(page.url()).pathname === "/sign-in") throw new Error(`${name}: the bench account was sent to sign in`);
     if (screens) await page.screenshot({ path: path.join(screens, `${name.replace(/[^a-z0-9]+/gi, "-")}.png`) });
     const opened: (Breakdown & { ready: number })[] = [];
+    const cpuBefore = serverCpuMs(serverPid);
     for (let i = 0; i < runs; i++) opened.push(await open(page, `${url}${address}`));
+    const cpuAfter = serverCpuMs(serverPid);
     const times = opened.map((o) => o.ready);
     const p95 = percentile(times, 95);
-    console.log(`  ${name}: ready median ${percentile(times, 50).toFixed(0)} ms\n${breakdownOf(opened)}`);
+    const cpu = cpuBefore !== null && cpuAfter !== null ? `; server CPU ${((cpuAfter - cpuBefore) / runs).toFixed(0)} ms per opening` : "";
+    console.log(`  ${name}: ready median ${percentile(times, 50).toFixed(0)} ms\n${breakdownOf(opened)}${cpu}`);
     figures.push({
       name: `${name} (${address.split("?")[0]}): first opening ${first.toFixed(0)} ms, p95`,
       value: p95,
@@ -256,13 +298,28 @@ async function withoutLookAhead(page: Page) {
   });
 }
 
-async function timeLabelling(context: BrowserContext, url: string, campaignId: number, items: number, screens: string | undefined): Promise<BenchFigure[]> {
+async function timeLabelling(
+  context: BrowserContext,
+  url: string,
+  campaignId: number,
+  items: number,
+  screens: string | undefined,
+  serverPid: number | undefined,
+): Promise<BenchFigure[]> {
   await context.addInitScript(SUBMIT_PROBE);
   const page = await context.newPage();
   const lookAhead = process.env.BENCH_PAGES_LOOK_AHEAD !== "off";
   if (!lookAhead) await withoutLookAhead(page);
-  const first = await openMs(page, `${url}/annotate/${campaignId}`);
+  const cpuBefore = serverCpuMs(serverPid);
+  const opening = await open(page, `${url}/annotate/${campaignId}`);
+  const cpuAfter = serverCpuMs(serverPid);
+  const first = opening.ready;
   if (!/\/annotate\/\d+\/\d+$/.test(new URL(page.url()).pathname)) throw new Error(`the labelling page did not open an item: the browser is at ${page.url()}`);
+  // The queue's address answers with a redirect to the item: the document timings are the item's page's.
+  console.log(
+    `  labelling page, first opening: ready ${first.toFixed(0)} ms\n${breakdownOf([opening])}` +
+      (cpuBefore !== null && cpuAfter !== null ? `; server CPU ${cpuAfter - cpuBefore} ms` : ""),
+  );
   if (screens) await page.screenshot({ path: path.join(screens, "labelling.png") });
   // What the submits ask of the server, from the first Ctrl+Enter on: pages, RSC payloads, API calls, screenshots.
   const requests = { document: 0, rsc: 0, api: 0, screenshot: 0 };
@@ -310,6 +367,9 @@ export async function benchPages(): Promise<BenchFigure[]> {
   const trajectories = Number(process.env.BENCH_PAGES_TRAJECTORIES ?? 10_000);
   const runs = Number(process.env.BENCH_PAGES_RUNS ?? 10);
   const screens = process.env.BENCH_PAGES_SCREENS;
+  // BENCH_PAGES_ONLY="trajectory list,labelling": only the pages whose names start with one of these.
+  const only = process.env.BENCH_PAGES_ONLY?.split(",").map((n) => n.trim().toLowerCase());
+  const chosen = (name: string) => !only || only.some((o) => name.toLowerCase().startsWith(o));
   if (screens) fs.mkdirSync(screens, { recursive: true });
   return inBenchFolder("verdict-bench-pages-", async (work, serve) => {
     const t = performance.now();
@@ -327,11 +387,21 @@ export async function benchPages(): Promise<BenchFigure[]> {
       // The readiness probe is evaluated in the page, which the app's script policy (nonces, no eval) would refuse.
       const researcher = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, bypassCSP: true });
       await signIn(researcher, started.url, RESEARCHER);
-      figures.push(...(await timePages(researcher, started.url, researcherPages(seeded), runs, screens)));
+      figures.push(
+        ...(await timePages(
+          researcher,
+          started.url,
+          researcherPages(seeded).filter(([name]) => chosen(name)),
+          runs,
+          screens,
+          started.child.pid,
+        )),
+      );
       await researcher.close();
       const annotator = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, bypassCSP: true });
       await signIn(annotator, started.url, ANNOTATOR);
-      figures.push(...(await timeLabelling(annotator, started.url, seeded.labellingCampaignId, Math.min(30, IMPORTED - 1), screens)));
+      if (chosen("labelling"))
+        figures.push(...(await timeLabelling(annotator, started.url, seeded.labellingCampaignId, Math.min(30, IMPORTED - 1), screens, started.child.pid)));
       await annotator.close();
     } finally {
       await browser.close();
