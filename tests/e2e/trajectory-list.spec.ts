@@ -131,6 +131,8 @@ test.describe("trajectory list triage", () => {
   });
 
   test("filters by 'judge says success, humans say failure', with counts, in the URL", async ({ page }) => {
+    // It needs a trajectory the judge passes and people fail: only the shared WebVoyager examples bring one.
+    test.skip(!loadFixtures().sharedExamples, "../shared/fixtures/webvoyager is not present in this checkout");
     const db = e2eDb();
     const expected = (
       db
@@ -168,6 +170,8 @@ test.describe("trajectory list triage", () => {
   });
 
   test("selects rows with the keyboard and Shift+click, samples 5 with a seed, and makes a campaign of them", async ({ page }) => {
+    // It selects among ten rows and more: the shared WebVoyager examples bring them.
+    test.skip(!loadFixtures().sharedExamples, "../shared/fixtures/webvoyager is not present in this checkout");
     await page.goto("/trajectories?size=25");
     const rows = page.getByTestId("trajectory-row");
     await expect(rows.first()).toBeVisible();
