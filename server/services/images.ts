@@ -6,6 +6,8 @@
  * Variants are derived data: deleting them is always safe. The store writes them whole or not at all (a folder
  * store renames a temporary file into place), and concurrent requests for the same variant share one encode. All encodes of the process share
  * ENCODE_CONCURRENCY slots, so no number of viewers or warm-up calls makes the web server encode more at once.
+ * A free slot goes first to a screenshot a viewer is waiting for at stage size, then to thumbnails, and only then to
+ * warm-up work (see encodePriority), so a step reached before its warm-up turn is encoded next, not after the backlog.
  * A stored file that cannot be decoded is a CorruptImageError (the route answers 422), remembered for a minute so
  * repeated requests do not decode it again.
  */
@@ -32,22 +34,48 @@ export interface ServedImage {
   etag: string;
 }
 
-const inFlight = new Map<string, Promise<Buffer>>();
+/**
+ * Who is waiting for an encode, most urgent first: a viewer waiting for a stage-sized screenshot, a viewer waiting
+ * for a thumbnail (the filmstrip's, fetched at low priority by the browser too), warm-up work nobody waits for yet.
+ */
+export type EncodePriority = "view" | "thumbnail" | "warm-up";
+const PRIORITY_RANK: Record<EncodePriority, number> = { view: 2, thumbnail: 1, "warm-up": 0 };
+
+/** The priority of a request a viewer makes for a variant `width` pixels wide. */
+export function encodePriority(width: number): EncodePriority {
+  return width <= SMALL_VARIANT_WIDTH ? "thumbnail" : "view";
+}
+/** Variants this wide or narrower are thumbnails and small previews. */
+const SMALL_VARIANT_WIDTH = 320;
+
+/** A place in the line for an encode slot; raised when a more urgent request comes to share its encode. */
+interface SlotTicket {
+  rank: number;
+  grant?: () => void;
+}
+
+const inFlight = new Map<string, { body: Promise<Buffer>; ticket: SlotTicket }>();
 
 /** Encodes running at once in this process, whoever asked for them. */
 export const ENCODE_CONCURRENCY = 2;
 let encodesRunning = 0;
-const waitingForSlot: (() => void)[] = [];
+const waitingForSlot: SlotTicket[] = [];
 
-async function withEncodeSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (encodesRunning >= ENCODE_CONCURRENCY) await new Promise<void>((resolve) => waitingForSlot.push(resolve));
-  else encodesRunning++;
+async function withEncodeSlot<T>(ticket: SlotTicket, work: () => Promise<T>): Promise<T> {
+  if (encodesRunning >= ENCODE_CONCURRENCY) {
+    await new Promise<void>((resolve) => {
+      ticket.grant = resolve;
+      waitingForSlot.push(ticket);
+    });
+  } else encodesRunning++;
   try {
     return await work();
   } finally {
-    // Hand the slot straight to the next waiter, or free it.
-    const next = waitingForSlot.shift();
-    if (next) next();
+    // Hand the slot straight to the most urgent waiter (the longest waiting among equals), or free it.
+    let pick = -1;
+    for (let i = 0; i < waitingForSlot.length; i++) if (pick < 0 || waitingForSlot[i]!.rank > waitingForSlot[pick]!.rank) pick = i;
+    const next = pick < 0 ? undefined : waitingForSlot.splice(pick, 1)[0];
+    if (next) next.grant!();
     else encodesRunning--;
   }
 }
@@ -104,7 +132,12 @@ async function encodeVariant(source: Buffer, width: number, resize: boolean, for
  * The bytes to serve for `hash` as `req` asks. Unknown, malformed or missing hashes are a NotFoundError
  * (the route answers 404): nothing here ever turns request text into a filesystem path.
  */
-export async function getScreenshotImage(deps: ImageDeps, hash: string, req: VariantRequest): Promise<ServedImage> {
+export async function getScreenshotImage(
+  deps: ImageDeps,
+  hash: string,
+  req: VariantRequest,
+  priority: EncodePriority = req.kind === "variant" ? encodePriority(req.width ?? Infinity) : "view",
+): Promise<ServedImage> {
   if (!isScreenshotHash(hash)) throw new NotFoundError("screenshot", hash);
   const row = await getScreenshot(deps.db, hash);
   if (!row) throw new NotFoundError("screenshot", hash);
@@ -138,9 +171,12 @@ export async function getScreenshotImage(deps: ImageDeps, hash: string, req: Var
   }
 
   const flightKey = `${deps.store.variants.location}\0${name}`;
+  const rank = PRIORITY_RANK[priority];
   let pending = inFlight.get(flightKey);
-  if (!pending) {
-    pending = withEncodeSlot(async () => {
+  if (pending) pending.ticket.rank = Math.max(pending.ticket.rank, rank);
+  else {
+    const ticket: SlotTicket = { rank };
+    const encoded = withEncodeSlot(ticket, async () => {
       const source = await readOriginal();
       let body: Buffer;
       try {
@@ -158,9 +194,10 @@ export async function getScreenshotImage(deps: ImageDeps, hash: string, req: Var
       }
       return body;
     }).finally(() => inFlight.delete(flightKey));
+    pending = { body: encoded, ticket };
     inFlight.set(flightKey, pending);
   }
-  return { body: await pending, mime, etag };
+  return { body: await pending.body, mime, etag };
 }
 
 /** How long a presigned screenshot URL works: long enough to load a page of them, short for a leaked link. */
@@ -209,7 +246,7 @@ export async function warmVariants(deps: ImageDeps, hashes: string[], req: Extra
         // Its database was closed (the process is shutting down, or an import's throwaway context ended): nobody
         // will view these variants through it.
         if (!databaseOpen(item.deps.db)) continue;
-        await getScreenshotImage(item.deps, item.hash, item.req).catch((e: unknown) => {
+        await getScreenshotImage(item.deps, item.hash, item.req, "warm-up").catch((e: unknown) => {
           if (!(e instanceof NotFoundError) && !(e instanceof CorruptImageError)) console.error(`warming variant of ${item!.hash} failed:`, e);
         });
       }

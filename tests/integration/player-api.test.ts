@@ -12,8 +12,9 @@ import { createCaller } from "../../server/api/root";
 import { createTRPCContext } from "../../server/api/trpc";
 import { fromJsonText } from "../../server/domain/player/paging";
 import { NotFoundError } from "../../server/errors";
-import { getScreenshotImage, variantPath } from "../../server/services/images";
+import { ENCODE_CONCURRENCY, getScreenshotImage, variantPath, warmingSettled, warmVariants } from "../../server/services/images";
 import { runImport } from "../../server/services/imports/ingest";
+import { sha256 } from "../../server/storage/screenshot-store";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 
@@ -167,6 +168,59 @@ describeEachBackend("player API", (backend) => {
       expect(a.body.equals(b.body)).toBe(true);
       expect(a.etag).toBe(`"${hash}-w1024.avif"`);
       expect((await sharp(a.body).metadata()).width).toBe(1024);
+    });
+
+    /** A stored screenshot of noise (so encoding it takes a while), distinct per seed. */
+    const storeNoise = async (seed: number): Promise<string> => {
+      const raw = Buffer.alloc(800 * 600 * 3);
+      let x = seed * 2654435761;
+      for (let i = 0; i < raw.length; i++) raw[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+      const png = await sharp(raw, { raw: { width: 800, height: 600, channels: 3 } })
+        .png({ compressionLevel: 1 })
+        .toBuffer();
+      const hash = sha256(png);
+      const batch = ctx.store.beginBatch();
+      await batch.put(hash, png);
+      await batch.publish();
+      await insertScreenshotIfMissing(ctx.db, { hash, mime: "image/png", width: 800, height: 600, bytes: png.byteLength });
+      return hash;
+    };
+    const stored = (hashes: string[], width: number) => hashes.filter((h) => fs.existsSync(variantPath(ctx.config.dataDir, h, width, "webp"))).length;
+
+    it("encodes a screenshot a viewer waits for before the warm-up backlog, and stage-sized ones before thumbnails", async () => {
+      const backlog = await Promise.all(Array.from({ length: 8 }, (_, i) => storeNoise(100 + i)));
+      const [thumb, stage] = await Promise.all([storeNoise(200), storeNoise(201)]);
+      await warmVariants(ctx, backlog, { kind: "variant", width: 640, format: "webp" });
+      // Asked after the whole backlog was queued: the thumbnail first, then the step on the stage.
+      const warmedWhenDone: Record<string, number> = {};
+      const thumbDone = getScreenshotImage(ctx, thumb, { kind: "variant", width: 120, format: "webp" }).then(
+        () => (warmedWhenDone.thumb = stored(backlog, 640)),
+      );
+      const stageDone = getScreenshotImage(ctx, stage, { kind: "variant", width: 720, format: "webp" }).then(
+        () => (warmedWhenDone.stage = stored(backlog, 640)),
+      );
+      await Promise.all([thumbDone, stageDone]);
+      await warmingSettled();
+      // First in line were the warm-ups already encoding; then the stage image and the thumbnail, ahead of the rest.
+      expect(warmedWhenDone.stage).toBeLessThanOrEqual(ENCODE_CONCURRENCY);
+      expect(warmedWhenDone.thumb).toBeLessThanOrEqual(ENCODE_CONCURRENCY + 1);
+      expect(stored(backlog, 640)).toBe(backlog.length);
+    });
+
+    it("moves a warm-up a viewer comes to wait for ahead of what waits with less hurry", async () => {
+      const [busyA, busyB, wanted, ...thumbs] = await Promise.all(Array.from({ length: 9 }, (_, i) => storeNoise(300 + i)));
+      // Both encode slots busy with stage images; then a warm-up of `wanted` and six thumbnails wait in line.
+      const busy = [busyA!, busyB!].map((h) => getScreenshotImage(ctx, h, { kind: "variant", width: 720, format: "webp" }));
+      await warmVariants(ctx, [wanted!], { kind: "variant", width: 320, format: "webp" });
+      const thumbsDone = thumbs.map((h) => getScreenshotImage(ctx, h, { kind: "variant", width: 320, format: "webp" }));
+      await new Promise((r) => setTimeout(r, 0));
+      // A viewer now asks for the variant the warm-up will make: it shares that encode, which goes next.
+      let thumbsWhenWanted = -1;
+      await getScreenshotImage(ctx, wanted!, { kind: "variant", width: 320, format: "webp" }).then(() => (thumbsWhenWanted = stored(thumbs, 320)));
+      await Promise.all([...busy, ...thumbsDone]);
+      await warmingSettled();
+      // Without the move it would wait for all six thumbnails (it was in line behind them).
+      expect(thumbsWhenWanted).toBeLessThanOrEqual(ENCODE_CONCURRENCY);
     });
 
     it("is a NotFoundError for malformed, unknown and missing-file hashes", async () => {

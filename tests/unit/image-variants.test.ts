@@ -3,7 +3,10 @@ import { parseVariantRequest, screenshotUrl, snapVariantWidth } from "../../serv
 
 describe("snapVariantWidth", () => {
   it.each([
-    [1, 160],
+    [1, 120],
+    [112, 120],
+    [120, 120],
+    [121, 160],
     [160, 160],
     [161, 320],
     [674, 720],
@@ -12,8 +15,8 @@ describe("snapVariantWidth", () => {
     [801, 960],
     [1280, 1280],
     [5000, 1920],
-    [0, 160],
-    [Number.NaN, 160],
+    [0, 120],
+    [Number.NaN, 120],
   ])("%d → %d", (w, want) => {
     expect(snapVariantWidth(w)).toBe(want);
   });

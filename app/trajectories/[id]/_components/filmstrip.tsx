@@ -8,7 +8,7 @@
  * matched carry an orange ⚠, its name and matched text in the tooltip.
  */
 import { memo, useEffect, useRef, useState } from "react";
-import { screenshotUrl } from "@/server/domain/image-variants";
+import { screenshotUrl, THUMBNAIL_WIDTH } from "@/server/domain/image-variants";
 import type { GroundingFlag } from "@/server/domain/player/overlay";
 import type { StepIndexEntry } from "@/server/domain/player/paging";
 import type { EvaluationMark } from "./evaluations-panel";
@@ -168,7 +168,7 @@ const FilmstripCell = memo(function FilmstripCell({
         <span className="relative block overflow-hidden rounded-sm bg-zinc-100" style={{ width: THUMB_WIDTH, height: Math.min(h, 84) }}>
           {img && showThumbnails && (
             <img
-              src={screenshotUrl(img.hash, { width: 160, format: "webp" })}
+              src={screenshotUrl(img.hash, { width: THUMBNAIL_WIDTH, format: "webp" })}
               alt=""
               width={THUMB_WIDTH}
               height={h}
