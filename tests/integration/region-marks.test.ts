@@ -211,5 +211,22 @@ describeEachBackend("region marks on labels", (backend) => {
     const sighted = await testUser(ctx, "researcher", "Sighted Researcher");
     expect((await (await callerAs(ctx, sighted)).analytics.regions({ campaignId })).boxComparisons).toBe(2);
     await expect((await callerAs(ctx, sighted)).analytics.regions({ campaignId: campaignId + 999 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+
+    // Otto takes his marks back: his label still counts against Ann's, whose two boxes now meet nothing (IoU 0); her
+    // point has no partner mark on its step to be judged against.
+    await submitLabel(db, other, { campaignId, trajectoryId, verdict: "success", marks: [], idempotencyKey: "iou-otto-2" });
+    expect(await campaignRegionAgreement(db, campaignId)).toMatchObject({
+      boxComparisons: 2,
+      meanIoU: 0,
+      matchedShare: 0,
+      points: 0,
+      pointHitShare: null,
+      pairs: 1,
+      markedLabels: 1,
+      labels: 2,
+    });
+    // Nobody's marks left: both labels still counted, nothing compared.
+    await submitLabel(db, annotator, { campaignId, trajectoryId, verdict: "success", marks: [], idempotencyKey: "iou-ann-2" });
+    expect(await campaignRegionAgreement(db, campaignId)).toMatchObject({ boxComparisons: 0, meanIoU: null, pairs: 0, markedLabels: 0, labels: 2 });
   });
 });

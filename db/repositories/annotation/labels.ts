@@ -2,7 +2,7 @@
  * Labels and what is made of them: each annotator's label on an item with its revisions (the history undo walks),
  * the consolidated label of an item with the events that set it, and the rows label files are exported from.
  */
-import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { first, preparedRowBy, rowBy, tablesOf, type Db } from "../../database";
 import type { ConsolidatedLabelRow, LabelRevisionRow, LabelRow } from "../../schema/index";
 import type {
@@ -354,12 +354,28 @@ export async function stepScreenshotSizes(db: Db, trajectoryId: number): Promise
   return new Map(rows.map((r) => [r.index, { width: r.width, height: r.height }]));
 }
 
-/** Every active label of a campaign with its item, its annotator (user or imported name) and its region marks. */
-export async function markedLabelsOfCampaign(db: Db, campaignId: number): Promise<{ itemId: number; annotatorKey: string; marks: RegionMark[] | null }[]> {
+/**
+ * Region marks of a campaign's active labels, for their agreement: every active label (its item, its annotator, user or
+ * imported name, and its marks) of the items where at least one label carries marks, and how many active labels the
+ * campaign has in all. Labels of items nobody marked are not read: two labels without marks compare to nothing.
+ */
+export async function regionMarkedLabels(
+  db: Db,
+  campaignId: number,
+): Promise<{ rows: { itemId: number; annotatorKey: string; marks: RegionMark[] | null }[]; labels: number }> {
   const { labels } = tablesOf(db);
-  return await db
-    .select({ itemId: labels.itemId, annotatorKey: labels.annotatorKey, marks: labels.marks })
+  const active = and(eq(labels.campaignId, campaignId), eq(labels.status, "active"));
+  const marked = db
+    .select({ itemId: labels.itemId })
     .from(labels)
-    .where(and(eq(labels.campaignId, campaignId), eq(labels.status, "active")))
-    .orderBy(asc(labels.itemId), asc(labels.annotatorKey));
+    .where(and(active, isNotNull(labels.marks)));
+  const [rows, total] = await Promise.all([
+    db
+      .select({ itemId: labels.itemId, annotatorKey: labels.annotatorKey, marks: labels.marks })
+      .from(labels)
+      .where(and(active, inArray(labels.itemId, marked)))
+      .orderBy(asc(labels.itemId), asc(labels.annotatorKey)),
+    db.select({ n: count() }).from(labels).where(active),
+  ]);
+  return { rows, labels: Number(total[0]?.n ?? 0) };
 }

@@ -4,7 +4,7 @@
  */
 import type { Db } from "../../../db/database";
 import { getCampaign } from "../../../db/repositories/annotation/campaigns";
-import { markedLabelsOfCampaign } from "../../../db/repositories/annotation/labels";
+import { regionMarkedLabels } from "../../../db/repositories/annotation/labels";
 import { IOU_MATCH_THRESHOLD, POINT_MATCH_RADIUS, regionAgreement, type RegionAgreement } from "../../domain/annotation/region-marks";
 import { NotFoundError } from "../../errors";
 
@@ -20,13 +20,14 @@ export interface RegionAgreementResult extends RegionAgreement {
 
 export async function campaignRegionAgreement(db: Db, campaignId: number): Promise<RegionAgreementResult> {
   if (!(await getCampaign(db, campaignId))) throw new NotFoundError("campaign", campaignId);
-  const rows = await markedLabelsOfCampaign(db, campaignId);
+  // Only the items someone marked: the labels of the others (most, often all) compare to nothing.
+  const { rows, labels } = await regionMarkedLabels(db, campaignId);
   const agreement = regionAgreement(rows.map((r) => ({ item: r.itemId, annotator: r.annotatorKey, marks: r.marks ?? [] })));
   return {
     campaignId,
     ...agreement,
     markedLabels: rows.filter((r) => (r.marks?.length ?? 0) > 0).length,
-    labels: rows.length,
+    labels,
     iouThreshold: IOU_MATCH_THRESHOLD,
     pointRadius: POINT_MATCH_RADIUS,
   };
