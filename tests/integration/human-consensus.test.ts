@@ -50,14 +50,24 @@ describeEachBackend("human consensus", (backend) => {
       expect(c.dawidSkene.classPrior.reduce((s, p) => s + p.share, 0)).toBeCloseTo(1, 10);
     });
 
-    it("follows a label write", async () => {
+    it("follows a label write and a gold item, after a view has fitted the labels before them", async () => {
+      const cy = async () => (await api.analytics.humanConsensus({ campaignId: fx.campaignId, level: "verdict" })).annotators.find((a) => a.name === "cy")!;
+      expect((await cy()).majorityAgreement).toBeCloseTo(0.7, 12);
       // cy changes T2 from success to failure (navigation stuck), joining the majority.
       await rawRun(
         ctx.db,
         sql`update labels set verdict = 'failure', category = 'navigation stuck' where trajectory_id = ${fx.ids.T2} and annotator_name = 'cy'`,
       );
-      const c = await api.analytics.humanConsensus({ campaignId: fx.campaignId, level: "verdict" });
-      expect(c.annotators.find((a) => a.name === "cy")!.majorityAgreement).toBeCloseTo(0.8, 12);
+      expect((await cy()).majorityAgreement).toBeCloseTo(0.8, 12);
+      // T2 made a gold item (no change counter follows gold items): it leaves the fit, and cy's label on it with it.
+      await rawRun(
+        ctx.db,
+        sql`insert into gold_items (item_id, campaign_id, verdict, category, source)
+            select id, campaign_id, 'failure', 'navigation stuck', 'marked' from campaign_items where campaign_id = ${fx.campaignId} and trajectory_id = ${fx.ids.T2}`,
+      );
+      const after = await cy();
+      expect(after.labels).toBe(9);
+      expect(after.majorityAgreement).toBeCloseTo(7 / 9, 12);
     });
 
     it("works on the combined label with every error category as a class, and exports its tables", async () => {

@@ -912,19 +912,45 @@ function consensusInput(l: CampaignLabelColumns, gold: ReadonlySet<number>, leve
   return { data, classes, itemIds, trajectoryOf };
 }
 
+type ConsensusFits = ReturnType<typeof consensusInput> & {
+  majority: ReturnType<typeof majorityClasses>;
+  ds: ReturnType<typeof dawidSkene>;
+  mc: ReturnType<typeof mace>;
+};
+
+/**
+ * The fits of a campaign's labels, kept with the labels they were fitted on: the packed columns getCampaignLabels hands
+ * out are a new object whenever a label of the campaign changes (dataset.ts), so an entry can never outlive its labels;
+ * the gold items, which no change counter follows, are part of the key. Dawid–Skene and MACE (seeded restarts) give
+ * the same answer for the same input, so the human agreement page, opened again, refits nothing.
+ */
+const fitsOfLabels = new WeakMap<CampaignLabelColumns, Map<string, ConsensusFits>>();
+const FITS_PER_LABELS = 8;
+
+function consensusFits(l: CampaignLabelColumns, gold: ReadonlySet<number>, level: ConsensusLevel): ConsensusFits {
+  let fits = fitsOfLabels.get(l);
+  if (!fits) fitsOfLabels.set(l, (fits = new Map()));
+  const key = `${level}:${[...gold].sort((a, b) => a - b).join(",")}`;
+  let hit = fits.get(key);
+  if (!hit) {
+    const input = consensusInput(l, gold, level);
+    const labels = groupConsensusLabels(input.data);
+    hit = { ...input, majority: majorityClasses(labels), ds: dawidSkene(labels), mc: mace(labels) };
+    if (fits.size >= FITS_PER_LABELS) fits.delete(fits.keys().next().value!);
+    fits.set(key, hit);
+  }
+  return hit;
+}
+
 export async function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel): Promise<HumanConsensusResult> {
   const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
   if (!head) throw new NotFoundError("campaign", campaignId);
   const l = await getCampaignLabels(db, campaignId);
   const gold = await goldItemIds(db, campaignId);
   const R = l.dict.annotatorKey.length;
-  const { data, classes, itemIds, trajectoryOf } = consensusInput(l, gold, level);
+  const { data, classes, itemIds, trajectoryOf, majority, ds, mc } = consensusFits(l, gold, level);
   const K = classes.length;
   const n = data.label.length;
-  const labels = groupConsensusLabels(data);
-  const majority = majorityClasses(labels);
-  const ds = dawidSkene(labels);
-  const mc = mace(labels);
 
   const summary = (fit: { label: Int32Array; posterior: Float64Array; iterations: number; converged: boolean }): ConsensusModelSummary => {
     let differ = 0;
