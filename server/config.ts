@@ -4,12 +4,20 @@
  * variables in docs/configuration.md is generated from ENVIRONMENT_VARIABLES (`npx tsx scripts/env-table.ts`) and a
  * test keeps the two equal.
  *
- * Code below server/ and db/ gets its settings from the AppContext's `config`, or from `runtimeEnvironment()` for
- * the few services that take a raw environment (judge configurations name the variable holding their key).
+ * Code below server/ and db/ gets its settings from the AppContext's `config`; the judge services from
+ * `judgeSettings()` (typed, with the key variables a judge configuration may name, looked up by that name); the
+ * few services that pass a raw environment on (to a child process) from `runtimeEnvironment()`.
  */
 import path from "node:path";
 import { z } from "zod";
-import { parseLoopbackPorts, type PortSet } from "./domain/evaluation/judge-endpoint-policy";
+import {
+  allowedHostEntryProblem,
+  JUDGE_KEY_ENV_PREFIX,
+  parseAllowedHosts,
+  parseLoopbackPorts,
+  SHARED_KEY_ENVS,
+  type PortSet,
+} from "./domain/evaluation/judge-endpoint-policy";
 
 export interface VerdictConfig {
   dbPath: string;
@@ -273,6 +281,13 @@ const origins = () =>
     return out;
   }, [] as string[]);
 
+/** VERDICT_JUDGE_ALLOWED_HOSTS: "host" or "host:port" entries, comma-separated, normalised; every entry that is not one is named. */
+const judgeHostList = () =>
+  field((t) => {
+    const { hosts, invalid } = parseAllowedHosts(t.split(","));
+    return invalid.length ? { problem: invalid.map(allowedHostEntryProblem).join("; ") } : hosts;
+  }, [] as string[]);
+
 /** The kinds of jobs a worker can take (VERDICT_WORKER_JOBS). */
 export const WORKER_JOB_KINDS = ["live", "judge", "uploads"] as const;
 export type WorkerJobKind = (typeof WORKER_JOB_KINDS)[number];
@@ -438,7 +453,7 @@ const VARIABLES = {
     ),
     VERDICT_JUDGE_API_KEY: v(text(), "none", "API key for judge calls to VERDICT_JUDGE_BASE_URL (or OpenAI without it)"),
     OPENAI_API_KEY: v(text(), "none", "API key for judge calls to https://api.openai.com only"),
-    VERDICT_JUDGE_ALLOWED_HOSTS: v(text(), "none", "More hosts judge configurations may call (comma-separated host[:port])"),
+    VERDICT_JUDGE_ALLOWED_HOSTS: v(judgeHostList(), "none", "More hosts judge configurations may call (comma-separated host[:port])"),
     VERDICT_JUDGE_ALLOW_LOOPBACK: v(
       field((t) => parseLoopbackPorts(t), { ranges: [] } as PortSet),
       "none",
@@ -559,12 +574,56 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
 }
 
 /**
- * The environment as services that take a raw `env` read it (judge configurations, the runner's allowed
- * destinations), after the schema checked it. The one place outside tests that reads process.env.
+ * The environment as services that pass a raw `env` on read it (the browser's child process, the deps the entry
+ * points hand the judge and live services, whose settings judgeSettings and the configuration parse from it), after
+ * the schema checked it.
  */
 export function runtimeEnvironment(): NodeJS.ProcessEnv {
   readEnvironment(process.env);
   return process.env;
+}
+
+/**
+ * The judge services' settings (the Judges section of the table), parsed. The keys are the exception by design: a
+ * judge configuration names the variable holding its key (VERDICT_JUDGE_API_KEY, OPENAI_API_KEY or
+ * VERDICT_JUDGE_KEY_<NAME>, bound to VERDICT_JUDGE_KEY_<NAME>_URL), so those are looked up by the name it gives, in
+ * `keyVariables`, which holds those variables and no other.
+ */
+export interface JudgeSettings {
+  /** VERDICT_JUDGE_MODEL: the model of new configurations that name none. */
+  defaultModel?: string;
+  /** VERDICT_JUDGE_BASE_URL: the endpoint of new configurations that name none; its host is allowed. */
+  defaultBaseUrl?: string;
+  /** VERDICT_JUDGE_ALLOWED_HOSTS, normalised ("host" or "host:port"). */
+  allowedHosts: string[];
+  /** VERDICT_JUDGE_ALLOW_LOOPBACK: the ports judges may call on this machine. */
+  loopbackPorts: PortSet;
+  /** The key variables and their _URL bindings, by name. */
+  keyVariables: Readonly<Record<string, string | undefined>>;
+}
+
+const judgeSchema = z.object({
+  VERDICT_JUDGE_MODEL: VARIABLES.VERDICT_JUDGE_MODEL.schema,
+  VERDICT_JUDGE_BASE_URL: VARIABLES.VERDICT_JUDGE_BASE_URL.schema,
+  VERDICT_JUDGE_ALLOWED_HOSTS: VARIABLES.VERDICT_JUDGE_ALLOWED_HOSTS.schema,
+  VERDICT_JUDGE_ALLOW_LOOPBACK: VARIABLES.VERDICT_JUDGE_ALLOW_LOOPBACK.schema,
+});
+
+/** The judge settings of `env` (this process's unless given); a ConfigError naming each judge variable that is wrong. */
+export function judgeSettings(env: Readonly<Record<string, string | undefined>> = process.env): JudgeSettings {
+  const parsed = judgeSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0])} ${i.message}`));
+  const e = parsed.data;
+  const keyVariables = Object.fromEntries(
+    Object.entries(env).filter(([name]) => (SHARED_KEY_ENVS as readonly string[]).includes(name) || name.startsWith(JUDGE_KEY_ENV_PREFIX)),
+  );
+  return {
+    defaultModel: e.VERDICT_JUDGE_MODEL?.trim() || undefined,
+    defaultBaseUrl: e.VERDICT_JUDGE_BASE_URL,
+    allowedHosts: e.VERDICT_JUDGE_ALLOWED_HOSTS,
+    loopbackPorts: e.VERDICT_JUDGE_ALLOW_LOOPBACK,
+    keyVariables,
+  };
 }
 
 /** Where workers serve the demo sites (VERDICT_DEMO_PORT, 4517 unless set), or null when it is off. */

@@ -20,7 +20,7 @@ import { closeDatabase } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
 import { closeQueueFor, jobsOfGroup } from "../../server/services/jobs";
 import { batchGroupKey, createJudgeBatch, runJudgeBatch, createJudgeConfig } from "../../server/services/evaluation";
-import { LOCAL_JUDGE_ENV, seedTrajectories } from "../../tests/helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS, seedTrajectories } from "../../tests/helpers/judge-fixtures";
 import { sqliteEngine, type BenchEngine } from "./engines";
 import { startBenchChildren } from "./children";
 import type { BenchFigure } from "./types";
@@ -108,7 +108,7 @@ export async function benchJudge(engine: BenchEngine = sqliteEngine()): Promise<
       Array.from({ length: TRAJECTORIES }, () => ({ steps: 5 })),
       "bench-judge",
     );
-    const config = await createJudgeConfig(ctx.db, { name: "bench", baseUrl: fake.baseUrl, model: "bench-model" }, LOCAL_JUDGE_ENV);
+    const config = await createJudgeConfig(ctx.db, { name: "bench", baseUrl: fake.baseUrl, model: "bench-model" }, LOCAL_JUDGE_SETTINGS);
     const { batch, estimate } = await createJudgeBatch(ctx.db, {
       config: config.id,
       trajectoryIds: trajs.map((t) => t.id),

@@ -13,10 +13,12 @@ import { judgeTrajectory } from "../../server/services/evaluation/judge-verdict"
 import { promptReadingResponder } from "../helpers/fake-judge-model";
 import { startFakeOpenAI } from "../helpers/fake-openai";
 import { seedOrClean } from "./seed-script";
+import { judgeSettings } from "../../server/config";
 
 export const KEY_POINTS_JUDGE = "E2E key points";
 export const RUBRIC_JUDGE = "E2E rubric";
 const ENV = { VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535" };
+const JUDGE = judgeSettings(ENV);
 
 const ctx = getAppContext();
 const [mode, rawId] = process.argv.slice(2);
@@ -46,8 +48,8 @@ async function seed(id: number) {
     }),
   });
   try {
-    const kp = await createJudgeConfig(ctx.db, { name: KEY_POINTS_JUDGE, baseUrl: fake.baseUrl, model: "e2e-model", promptVersion: "key-points" }, ENV);
-    const rubric = await createJudgeConfig(ctx.db, { name: RUBRIC_JUDGE, baseUrl: fake.baseUrl, model: "e2e-model", promptVersion: "rubric" }, ENV);
+    const kp = await createJudgeConfig(ctx.db, { name: KEY_POINTS_JUDGE, baseUrl: fake.baseUrl, model: "e2e-model", promptVersion: "key-points" }, JUDGE);
+    const rubric = await createJudgeConfig(ctx.db, { name: RUBRIC_JUDGE, baseUrl: fake.baseUrl, model: "e2e-model", promptVersion: "rubric" }, JUDGE);
     const deps = { db: ctx.db, store: ctx.store, env: ENV };
     const a = await judgeTrajectory(deps, { configId: kp.id, trajectoryId: id, k: "full" });
     const b = await judgeTrajectory(deps, { configId: rubric.id, trajectoryId: id, k: 1 });

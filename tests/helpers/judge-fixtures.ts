@@ -12,6 +12,7 @@ import type { Outcome } from "../../server/domain/types";
 import { BundleWriter } from "../../server/services/bundle-io";
 import { runImport } from "../../server/services/imports/ingest";
 import type { AppContext } from "../../server/context";
+import { judgeSettings } from "../../server/config";
 
 export interface SeedSpec {
   /** Number of steps of each trajectory. */
@@ -112,3 +113,6 @@ export async function seedTrajectories(ctx: AppContext, specs: SeedSpec[], runKe
  * 127.0.0.1, which the judge host policy refuses unless loopback servers are allowed.
  */
 export const LOCAL_JUDGE_ENV = { VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535" } as const;
+
+/** LOCAL_JUDGE_ENV as the judge services take it: read by the configuration (server/config.ts, judgeSettings). */
+export const LOCAL_JUDGE_SETTINGS = judgeSettings(LOCAL_JUDGE_ENV);

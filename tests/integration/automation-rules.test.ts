@@ -33,7 +33,7 @@ import { runWorker } from "../../server/services/jobs/worker";
 import { seedTrajectories, makeActor } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
-import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_SETTINGS } from "../helpers/judge-fixtures";
 import { callerAs, callerWithRole, testUser } from "../helpers/trpc";
 import { runQueuedImports } from "../helpers/workers";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
@@ -231,8 +231,8 @@ describeEachBackend("automation rules", (backend) => {
   });
 
   it("starts a judge batch on the share, and refuses once the configuration is gone", async () => {
-    const config = await createJudgeConfig(ctx.db, { name: "rule judge", baseUrl: "http://127.0.0.1:9999/v1", model: "m-1" }, LOCAL_JUDGE_ENV);
-    const spare = await createJudgeConfig(ctx.db, { name: "spare judge", baseUrl: "http://127.0.0.1:9999/v1", model: "m-1" }, LOCAL_JUDGE_ENV);
+    const config = await createJudgeConfig(ctx.db, { name: "rule judge", baseUrl: "http://127.0.0.1:9999/v1", model: "m-1" }, LOCAL_JUDGE_SETTINGS);
+    const spare = await createJudgeConfig(ctx.db, { name: "spare judge", baseUrl: "http://127.0.0.1:9999/v1", model: "m-1" }, LOCAL_JUDGE_SETTINGS);
     const r = await createRule(ctx.db, researcher, rule({ name: "judge them", action: { kind: "judge", judgeConfigId: config.id, k: "3" } }));
     const ids = await seedTrajectories(ctx.db, 3, { model: "m-judge" });
     const [run] = await applyRules(ctx.db, { trigger: "push", arrival: "import job 4", trajectoryIds: ids });

@@ -12,7 +12,7 @@ import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { contentWords, promptReadingResponder, taskClauses } from "../helpers/fake-judge-model";
-import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS, seedTrajectories } from "../helpers/judge-fixtures";
 
 const FORM = "Answer in this form:\nReasoning: <why>\nVerdict: SUCCESS\nor\nVerdict: FAILURE";
 
@@ -112,11 +112,11 @@ describeEachBackend("the fake judge model behind Verdict's judge", (backend) => 
     const [t] = await seedTrajectories(ctx, [{ steps: 3, intent: "Find the price of the blue kettle", finalAnswer: "$25" }]);
     const shows = { [t!.shots[0]!.marked!]: "Blue kettle price: $25" };
     fake.setResponder(promptReadingResponder({ screens: shows }));
-    const plain = await createJudgeConfig(ctx.db, { name: "plain", baseUrl: fake.baseUrl, model: "m" }, LOCAL_JUDGE_ENV);
+    const plain = await createJudgeConfig(ctx.db, { name: "plain", baseUrl: fake.baseUrl, model: "m" }, LOCAL_JUDGE_SETTINGS);
     const hidden = await createJudgeConfig(
       ctx.db,
       { name: "hidden", baseUrl: fake.baseUrl, model: "m", options: { withoutFinalAnswer: true } },
-      LOCAL_JUDGE_ENV,
+      LOCAL_JUDGE_SETTINGS,
     );
 
     expect((await judgeTrajectory(deps, { configId: plain.id, trajectoryId: t!.id, k: 1 })).verdict).toBe("success");

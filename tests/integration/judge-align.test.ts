@@ -29,7 +29,7 @@ import { cliRunner } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { promptReadingResponder } from "../helpers/fake-judge-model";
-import { LOCAL_JUDGE_ENV, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
 
 const TWINS = [
   {
@@ -111,7 +111,7 @@ describeEachBackend("the alignment loop", (backend) => {
       mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id", note: "note" },
       campaign: { name: "Study", annotatorsPerItem: 1 },
     });
-    await createJudgeConfig(ctx.db, { name: "judge", baseUrl: fake.baseUrl, model: "m" }, LOCAL_JUDGE_ENV);
+    await createJudgeConfig(ctx.db, { name: "judge", baseUrl: fake.baseUrl, model: "m" }, LOCAL_JUDGE_SETTINGS);
     env = {
       ...process.env,
       VERDICT_DATA_DIR: ctx.dir,

@@ -22,7 +22,7 @@ import path from "node:path";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
-import { LOCAL_JUDGE_ENV, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
 
 const KEY = "sk-batch-SECRET-0001";
 
@@ -49,7 +49,7 @@ describeEachBackend("judge batches", (backend) => {
   });
 
   async function makeConfig(name = "batch-judge") {
-    const c = await createJudgeConfig(ctx.db, { name, baseUrl: fake.baseUrl, model: "m-1", priceInputPerMTok: 1, priceOutputPerMTok: 4 }, LOCAL_JUDGE_ENV);
+    const c = await createJudgeConfig(ctx.db, { name, baseUrl: fake.baseUrl, model: "m-1", priceInputPerMTok: 1, priceOutputPerMTok: 4 }, LOCAL_JUDGE_SETTINGS);
     await setStoredApiKey(ctx.db, c.id, KEY);
     return c;
   }
@@ -88,7 +88,7 @@ describeEachBackend("judge batches", (backend) => {
       try {
         own.setResponder(() => ({ reply: "Reasoning: fine.\nVerdict: SUCCESS", delayMs: 150 }));
         const trajs = await seed(4);
-        const c = await createJudgeConfig(ctx.db, { name: "capped", baseUrl: own.baseUrl, model: "m-1" }, LOCAL_JUDGE_ENV);
+        const c = await createJudgeConfig(ctx.db, { name: "capped", baseUrl: own.baseUrl, model: "m-1" }, LOCAL_JUDGE_SETTINGS);
         await setStoredApiKey(ctx.db, c.id, KEY);
         const { batch } = await createJudgeBatch(ctx.db, { config: c.id, trajectoryIds: trajs.map((t) => t.id), kValues: [1, 2, 3, "full"], concurrency: 2 });
         const stop = new AbortController();
@@ -115,7 +115,7 @@ describeEachBackend("judge batches", (backend) => {
       const together = await startFakeOpenAI();
       try {
         const trajs = await seed(32, 1);
-        const c = await createJudgeConfig(ctx.db, { name: "all-at-once", baseUrl: together.baseUrl, model: "m-1" }, LOCAL_JUDGE_ENV);
+        const c = await createJudgeConfig(ctx.db, { name: "all-at-once", baseUrl: together.baseUrl, model: "m-1" }, LOCAL_JUDGE_SETTINGS);
         let release!: () => void;
         const released = new Promise<void>((resolve) => (release = resolve));
         together.setResponder(() => ({ reply: "Reasoning: fine.\nVerdict: SUCCESS", after: released }));

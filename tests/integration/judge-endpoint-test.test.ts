@@ -11,7 +11,7 @@ import { createJudgeConfig } from "../../server/services/evaluation/judge-config
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
-import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS } from "../helpers/judge-fixtures";
 
 const KEY = "sk-endpoint-test-SECRET-4242";
 
@@ -122,7 +122,7 @@ describeEachBackend("judge endpoint test", (backend) => {
         message: expect.stringMatching(/^This endpoint is not allowed: judge endpoint 169\.254\.169\.254 is a cloud metadata service/),
       });
       // Past the API's schema (the command line, an API client): the service's own check names the field too.
-      const e = await createJudgeConfig(ctx.db, { name: "b", baseUrl: fake.baseUrl, model: "m", options: { maxImageSide: 3 } }, process.env).catch(
+      const e = await createJudgeConfig(ctx.db, { name: "b", baseUrl: fake.baseUrl, model: "m", options: { maxImageSide: 3 } }, LOCAL_JUDGE_SETTINGS).catch(
         (err: unknown) => err,
       );
       expect(e).toBeInstanceOf(ValidationError);

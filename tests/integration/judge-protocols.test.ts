@@ -27,7 +27,7 @@ import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { promptReadingResponder } from "../helpers/fake-judge-model";
-import { LOCAL_JUDGE_ENV, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
 
 const HOTEL = "Find a hotel in Lyon, under $100 and with free parking";
 
@@ -65,7 +65,7 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
   afterEach(async () => ctx.cleanup());
 
   const config = (name: string, promptVersion: string, options = {}) =>
-    createJudgeConfig(ctx.db, { name, baseUrl: fake.baseUrl, model: "m", promptVersion, options }, LOCAL_JUDGE_ENV);
+    createJudgeConfig(ctx.db, { name, baseUrl: fake.baseUrl, model: "m", promptVersion, options }, LOCAL_JUDGE_SETTINGS);
 
   it("key points: scores each screenshot, keeps those at the threshold, grades each key point and cites the kept step", async () => {
     const c = await config("webjudge", "key-points");
@@ -396,7 +396,7 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
     const c = await createJudgeConfig(
       ctx.db,
       { name: "kp-sampled", baseUrl: fake.baseUrl, model: "m", promptVersion: "key-points", temperature: 0.7 },
-      LOCAL_JUDGE_ENV,
+      LOCAL_JUDGE_SETTINGS,
     );
     const req = { config: c.id, trajectoryIds: [hotel.id], kValues: ["full" as const], concurrency: 1, samples: 3 };
     // 3 × (1 + 4 + 1) calls.

@@ -6,7 +6,7 @@ import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/serv
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
-import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS, seedTrajectories } from "../helpers/judge-fixtures";
 
 describeEachBackend("rule verdicts", (backend) => {
   let ctx: TestContext;
@@ -84,7 +84,7 @@ describeEachBackend("rule verdicts", (backend) => {
       const judge = await createJudgeConfig(
         ctx.db,
         { name: "fuzzy", baseUrl: fake.baseUrl, model: "grader", priceInputPerMTok: 1, priceOutputPerMTok: 1 },
-        LOCAL_JUDGE_ENV,
+        LOCAL_JUDGE_SETTINGS,
       );
       const unachievable = { eval_types: ["string_match"], reference_answers: { fuzzy_match: "N/A" }, string_note: "the store sells no purple kettles" };
       const trajs = await seedTrajectories(ctx, [
@@ -111,7 +111,7 @@ describeEachBackend("rule verdicts", (backend) => {
     });
 
     it("stores nothing for a trajectory whose fuzzy call fails, and reports it", async () => {
-      const judge = await createJudgeConfig(ctx.db, { name: "down", baseUrl: fake.baseUrl, model: "grader", maxRetries: 1 }, LOCAL_JUDGE_ENV);
+      const judge = await createJudgeConfig(ctx.db, { name: "down", baseUrl: fake.baseUrl, model: "grader", maxRetries: 1 }, LOCAL_JUDGE_SETTINGS);
       const trajs = await seedTrajectories(ctx, [
         { steps: 1, finalAnswer: "nope", evaluatorConfig: { eval_types: ["string_match"], reference_answers: { fuzzy_match: ["paris"] } } },
       ]);

@@ -11,7 +11,7 @@ import { majorityOf, type JudgeDeps } from "../../server/services/evaluation/jud
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
-import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS, seedTrajectories } from "../helpers/judge-fixtures";
 
 describeEachBackend("judge samples", (backend) => {
   let ctx: TestContext;
@@ -35,7 +35,7 @@ describeEachBackend("judge samples", (backend) => {
     const c = await createJudgeConfig(
       ctx.db,
       { name: `sampled-${temperature}`, baseUrl: fake.baseUrl, model: "m-1", temperature, priceInputPerMTok: 1, priceOutputPerMTok: 1 },
-      LOCAL_JUDGE_ENV,
+      LOCAL_JUDGE_SETTINGS,
     );
     await setStoredApiKey(ctx.db, c.id, "sk-samples-0001");
     return c;
@@ -107,7 +107,7 @@ describeEachBackend("judge samples", (backend) => {
       const config = await createJudgeConfig(
         ctx.db,
         { name: "step-judge", baseUrl: fake.baseUrl, model: "m-1", options: { askFirstFailingStep: true } },
-        LOCAL_JUDGE_ENV,
+        LOCAL_JUDGE_SETTINGS,
       );
       await setStoredApiKey(ctx.db, config.id, "sk-samples-0002");
       fake.script([

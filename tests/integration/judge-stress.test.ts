@@ -30,7 +30,7 @@ import { cliRunner } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { promptReadingResponder, readJudgeRequest } from "../helpers/fake-judge-model";
-import { LOCAL_JUDGE_ENV, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
 
 const urls = (last: string) => ["https://shop.test/a", "https://shop.test/b", last];
 const SPECS = [
@@ -84,9 +84,9 @@ describeEachBackend("judge stress tests", (backend) => {
     await createJudgeConfig(
       ctx.db,
       { name: "hidden", baseUrl: fake.baseUrl, model: "m", options: { withoutFinalAnswer: true, includeActionHistory: true } },
-      LOCAL_JUDGE_ENV,
+      LOCAL_JUDGE_SETTINGS,
     );
-    await createJudgeConfig(ctx.db, { name: "shown", baseUrl: fake.baseUrl, model: "m", options: { includeActionHistory: true } }, LOCAL_JUDGE_ENV);
+    await createJudgeConfig(ctx.db, { name: "shown", baseUrl: fake.baseUrl, model: "m", options: { includeActionHistory: true } }, LOCAL_JUDGE_SETTINGS);
     env = {
       ...process.env,
       VERDICT_DATA_DIR: ctx.dir,

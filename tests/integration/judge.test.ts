@@ -15,7 +15,7 @@ import { judgeTrajectory, type JudgeDeps } from "../../server/services/evaluatio
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type ChatContentPart, type FakeOpenAI } from "../helpers/fake-openai";
-import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS, seedTrajectories } from "../helpers/judge-fixtures";
 
 const KEY = "sk-test-verdict-SECRET-4242";
 
@@ -45,7 +45,7 @@ describeEachBackend("judge verdicts", (backend) => {
   });
 
   async function config(over: Partial<JudgeConfigInput> = {}) {
-    return await createJudgeConfig(ctx.db, { name: "fake-judge", baseUrl: fake.baseUrl, model: "judge-model-x", ...over }, LOCAL_JUDGE_ENV);
+    return await createJudgeConfig(ctx.db, { name: "fake-judge", baseUrl: fake.baseUrl, model: "judge-model-x", ...over }, LOCAL_JUDGE_SETTINGS);
   }
 
   describe("judgeTrajectory against an OpenAI-compatible endpoint", () => {
@@ -204,11 +204,11 @@ describeEachBackend("judge verdicts", (backend) => {
     it("freezes the fields that define a judge once it has verdicts", async () => {
       const [t] = await seedTrajectories(ctx, [{ steps: 1 }]);
       const c = await config();
-      expect((await updateJudgeConfig(ctx.db, c.id, { model: "other-model" }, LOCAL_JUDGE_ENV)).model).toBe("other-model");
+      expect((await updateJudgeConfig(ctx.db, c.id, { model: "other-model" }, LOCAL_JUDGE_SETTINGS)).model).toBe("other-model");
       await judgeTrajectory(deps, { configId: c.id, trajectoryId: t!.id, k: 1 });
-      await expect(updateJudgeConfig(ctx.db, c.id, { model: "third-model" }, LOCAL_JUDGE_ENV)).rejects.toThrow(/already has verdicts.*model/);
-      await expect(updateJudgeConfig(ctx.db, c.id, { options: { includeActionHistory: true } }, LOCAL_JUDGE_ENV)).rejects.toThrow(/options/);
-      expect(await updateJudgeConfig(ctx.db, c.id, { priceInputPerMTok: 1, timeoutMs: 5000 }, LOCAL_JUDGE_ENV)).toMatchObject({
+      await expect(updateJudgeConfig(ctx.db, c.id, { model: "third-model" }, LOCAL_JUDGE_SETTINGS)).rejects.toThrow(/already has verdicts.*model/);
+      await expect(updateJudgeConfig(ctx.db, c.id, { options: { includeActionHistory: true } }, LOCAL_JUDGE_SETTINGS)).rejects.toThrow(/options/);
+      expect(await updateJudgeConfig(ctx.db, c.id, { priceInputPerMTok: 1, timeoutMs: 5000 }, LOCAL_JUDGE_SETTINGS)).toMatchObject({
         priceInputPerMTok: 1,
         timeoutMs: 5000,
       });

@@ -39,7 +39,7 @@ import { createBackendContext, describeEachBackend, onOneEngine } from "../helpe
 import { runCliInProcess, spawnCli } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI } from "../helpers/fake-openai";
-import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS } from "../helpers/judge-fixtures";
 import { callerWithRole } from "../helpers/trpc";
 import { SITE_PASSWORD, SITE_USER, startLoginSite, storageStateFileFor, type LoginSite } from "../helpers/login-sites";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
@@ -378,7 +378,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
         const config = await createJudgeConfig(
           ctx.db,
           { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 },
-          LOCAL_JUDGE_ENV,
+          LOCAL_JUDGE_SETTINGS,
         );
         const ids = await importTasks([vwaTask(0, { image: IMAGE })]);
         const { runId } = await start({

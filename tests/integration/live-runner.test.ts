@@ -36,7 +36,7 @@ import { taskValues } from "../../server/services/imports/ingest";
 import { describeEachBackend, createBackendContext, isFirstEngine, onOneEngine } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "../helpers/fake-openai";
-import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, LOCAL_JUDGE_SETTINGS } from "../helpers/judge-fixtures";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 
 const browserConfig = loadConfig();
@@ -313,7 +313,7 @@ describeEachBackend("live runner on real Chromium", (backend) => {
         const config = await createJudgeConfig(
           ctx.db,
           { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 },
-          LOCAL_JUDGE_ENV,
+          LOCAL_JUDGE_SETTINGS,
         );
         const taskId = await addTask("live.lighthouse", `${sites.baseUrl}/wiki/`);
         const { runId } = await start({
@@ -359,7 +359,7 @@ describeEachBackend("live runner on real Chromium", (backend) => {
         const config = await createJudgeConfig(
           ctx.db,
           { name: "slow vlm", baseUrl: fake.baseUrl, model: "slow", maxRetries: 0, timeoutMs: 30_000 },
-          LOCAL_JUDGE_ENV,
+          LOCAL_JUDGE_SETTINGS,
         );
         const slow = await start({
           tasks: { from: "tasks", taskIds: [await addTask("live.slow", `${sites.baseUrl}/wiki/`)] },

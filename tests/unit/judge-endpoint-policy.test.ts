@@ -12,13 +12,26 @@ import {
   resolvedAddressRefusal,
   scrubEndpointError,
 } from "../../server/domain/evaluation/judge-endpoint-policy";
+import { ConfigError, judgeSettings } from "../../server/config";
 
-const policyOf = (settings: Parameters<typeof judgeHostPolicy>[0]) => {
-  const { policy, problems } = judgeHostPolicy(settings);
+/** The admins' settings as they write them: the environment's, read by the configuration, and the hosts saved through the API. */
+interface Written {
+  defaultBaseUrl?: string;
+  allowedHosts?: string;
+  allowLoopback?: string;
+  saved?: { allowedHosts: readonly string[] };
+}
+const policyOf = (written: Written) => {
+  const judge = judgeSettings({
+    VERDICT_JUDGE_BASE_URL: written.defaultBaseUrl,
+    VERDICT_JUDGE_ALLOWED_HOSTS: written.allowedHosts,
+    VERDICT_JUDGE_ALLOW_LOOPBACK: written.allowLoopback,
+  });
+  const { policy, problems } = judgeHostPolicy({ ...judge, saved: written.saved });
   expect(problems).toEqual([]);
   return policy;
 };
-const refusal = (url: string, settings: Parameters<typeof judgeHostPolicy>[0] = {}) => endpointUrlRefusal(new URL(url), policyOf(settings));
+const refusal = (url: string, written: Written = {}) => endpointUrlRefusal(new URL(url), policyOf(written));
 
 describe("judge key sources", () => {
   it("are the two shared variables and VERDICT_JUDGE_KEY_<SUFFIX>, nothing else", () => {
@@ -51,13 +64,22 @@ describe("judge endpoint host policy", () => {
     expect(refusal("http://vllm.lab.internal:8000/v1", settings)).toBeNull();
     expect(refusal("http://vllm.lab.internal:8001/v1", settings)).toMatch(/vllm\.lab\.internal:8001 is not on the admins' allowlist/);
     expect(refusal("http://ollama.lab.internal:11434/v1", settings)).toBeNull();
-    expect(judgeHostPolicy({ allowedHosts: "ok.example, http://x.example/, *.wild.example, bad host" }).problems).toEqual([
-      'VERDICT_JUDGE_ALLOWED_HOSTS entry "http://x.example/" is not a host or host:port',
-      'VERDICT_JUDGE_ALLOWED_HOSTS entry "*.wild.example" is not a host or host:port',
+    // A wrong list is refused where the configuration reads it, at start-up, naming the variable and each wrong entry.
+    expect(() => judgeSettings({ VERDICT_JUDGE_ALLOWED_HOSTS: "ok.example, http://x.example/, *.wild.example, bad host" })).toThrow(
+      new ConfigError([
+        'VERDICT_JUDGE_ALLOWED_HOSTS entry "http://x.example/" is not a host or host:port; entry "*.wild.example" is not a host or host:port; ' +
+          'entry "bad host" is not a host or host:port',
+      ]),
+    );
+    expect(() => judgeSettings({ VERDICT_JUDGE_ALLOW_LOOPBACK: "maybe" })).toThrow(
+      new ConfigError(['VERDICT_JUDGE_ALLOW_LOOPBACK "maybe" is not a TCP port (2–65535) or range (8000-8010); list ports such as 8000,11434']),
+    );
+    expect(() => judgeSettings({ VERDICT_JUDGE_ALLOW_LOOPBACK: "1" })).toThrow(
+      /^VERDICT_JUDGE_ALLOW_LOOPBACK lists the ports of the judge servers on this machine/,
+    );
+    // The policy still names entries it is given that are not hosts.
+    expect(judgeHostPolicy({ allowedHosts: ["ok.example", "bad host"] }).problems).toEqual([
       'VERDICT_JUDGE_ALLOWED_HOSTS entry "bad host" is not a host or host:port',
-    ]);
-    expect(judgeHostPolicy({ allowLoopback: "maybe" }).problems).toEqual([
-      'VERDICT_JUDGE_ALLOW_LOOPBACK: "maybe" is not a TCP port (2–65535) or range (8000-8010); list ports such as 8000,11434',
     ]);
   });
 
@@ -151,20 +173,23 @@ describe("judge endpoint host policy", () => {
 });
 
 describe("review 2, N7: each key goes only to the endpoint an admin bound it to", () => {
-  const env = {
+  const env = judgeSettings({
     VERDICT_JUDGE_BASE_URL: "http://vllm.lab:8000/v1",
     VERDICT_JUDGE_KEY_PROD: "k",
     VERDICT_JUDGE_KEY_PROD_URL: "https://gateway.lab/anthropic/v1",
-  };
+    VERDICT_DB: "/srv/secret.db",
+  });
   it("reads the binding of each key source", () => {
     expect(keyDestination("OPENAI_API_KEY", env)).toEqual({ url: "https://api.openai.com/v1" });
     expect(keyDestination("VERDICT_JUDGE_API_KEY", env)).toEqual({ url: "http://vllm.lab:8000/v1" });
-    expect(keyDestination("VERDICT_JUDGE_API_KEY", {})).toEqual({ url: "https://api.openai.com/v1" });
+    expect(keyDestination("VERDICT_JUDGE_API_KEY", judgeSettings({}))).toEqual({ url: "https://api.openai.com/v1" });
+    // Only the key variables reach the judge services by name: no other server setting.
+    expect(Object.keys(env.keyVariables).sort()).toEqual(["VERDICT_JUDGE_KEY_PROD", "VERDICT_JUDGE_KEY_PROD_URL"]);
     expect(keyDestination("VERDICT_JUDGE_KEY_PROD", env)).toEqual({ url: "https://gateway.lab/anthropic/v1" });
     expect(keyDestination("VERDICT_JUDGE_KEY_TEAM", env)).toEqual({
       problem: "VERDICT_JUDGE_KEY_TEAM is sent only to the endpoint an admin declares for it in VERDICT_JUDGE_KEY_TEAM_URL, which is not set",
     });
-    expect(keyDestination("VERDICT_JUDGE_KEY_X", { VERDICT_JUDGE_KEY_X_URL: "file:///etc/passwd" })).toMatchObject({
+    expect(keyDestination("VERDICT_JUDGE_KEY_X", judgeSettings({ VERDICT_JUDGE_KEY_X_URL: "file:///etc/passwd" }))).toMatchObject({
       problem: expect.stringMatching(/is not an http\(s\) URL/),
     });
     // The URL variable itself is not a key source.

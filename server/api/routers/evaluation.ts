@@ -55,7 +55,7 @@ import {
   suggestRubric,
 } from "../../services/evaluation";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/access";
-import { runtimeEnvironment } from "../../config";
+import { judgeSettings, runtimeEnvironment } from "../../config";
 import { PERTURBATION_KINDS } from "../../domain/evaluation/prompt-variants";
 import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, sightedResearcherProcedure, type TrpcContext } from "../trpc";
 
@@ -158,14 +158,14 @@ export const judgeRouter = createTRPCRouter({
       .input(configFields.extend({ name: z.string().min(1).max(100), apiKey: z.string().min(1).max(500).optional() }))
       .mutation(async ({ ctx, input }) => {
         const { apiKey, ...fields } = input;
-        const view = await createJudgeConfig(ctx.db, fields, runtimeEnvironment());
+        const view = await createJudgeConfig(ctx.db, fields, judgeSettings());
         // Write-only: the key is stored server-side and never comes back in any response.
         if (apiKey) await setStoredApiKey(ctx.db, view.id, apiKey);
         return toView(await requireJudgeConfig(ctx.db, view.id));
       }),
     update: researcherProcedure
       .input(z.object({ id, patch: configFields }))
-      .mutation(async ({ ctx, input }) => await updateJudgeConfig(ctx.db, input.id, input.patch, runtimeEnvironment())),
+      .mutation(async ({ ctx, input }) => await updateJudgeConfig(ctx.db, input.id, input.patch, judgeSettings())),
     setApiKey: researcherProcedure.input(z.object({ id, apiKey: z.string().min(1).max(500).nullable() })).mutation(async ({ ctx, input }) => {
       await setStoredApiKey(ctx.db, input.id, input.apiKey);
       return { apiKeySource: toView(await requireJudgeConfig(ctx.db, input.id)).apiKeySource };
@@ -173,7 +173,7 @@ export const judgeRouter = createTRPCRouter({
     /** One call to a typed (unsaved) endpoint's model list, under the judge address policy; said in plain words. */
     testEndpoint: researcherProcedure
       .input(z.object({ baseUrl: z.string().max(2000).nullable(), model: z.string().max(200).nullable(), apiKey: z.string().min(1).max(500).optional() }))
-      .mutation(async ({ ctx, input }) => await testJudgeEndpoint(ctx.db, runtimeEnvironment(), input)),
+      .mutation(async ({ ctx, input }) => await testJudgeEndpoint(ctx.db, judgeSettings(), input)),
     remove: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
       await deleteJudgeConfig(ctx.db, input.id);
       return { removed: input.id };
@@ -185,7 +185,7 @@ export const judgeRouter = createTRPCRouter({
    * cannot widen where they point.
    */
   endpointSettings: createTRPCRouter({
-    get: adminProcedure.query(async ({ ctx }) => await judgeEndpointSettingsView(ctx.db, runtimeEnvironment())),
+    get: adminProcedure.query(async ({ ctx }) => await judgeEndpointSettingsView(ctx.db, judgeSettings())),
     set: adminProcedure
       .input(
         z.object({
@@ -200,9 +200,7 @@ export const judgeRouter = createTRPCRouter({
             ),
         }),
       )
-      .mutation(
-        async ({ ctx, input }) => await saveJudgeEndpointSettingsFor(ctx.db, runtimeEnvironment(), { allowedHosts: input.allowedHosts }, ctx.actor.userId),
-      ),
+      .mutation(async ({ ctx, input }) => await saveJudgeEndpointSettingsFor(ctx.db, judgeSettings(), { allowedHosts: input.allowedHosts }, ctx.actor.userId)),
   }),
 
   batches: createTRPCRouter({

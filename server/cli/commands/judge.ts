@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { matchingTrajectoryIds, trajectoryIdsOf } from "../../services/trajectory-views";
 import { listFilterFromText } from "../../domain/trajectory-list-query";
+import { judgeSettings } from "../../config";
 import { getAppContext, type AppContext } from "../../context";
 import { parseKList } from "../../domain/evaluation/verdicts";
 import { JUDGE_PROTOCOLS } from "../../domain/evaluation/judge-protocol";
@@ -350,6 +351,7 @@ export const judgeConfigCommand: CliCommand = {
       if (!name) throw new UsageError("set-key needs a configuration name");
       const from = flagString(args, "from-env");
       if (!from) throw new UsageError("set-key needs --from-env VAR (the key is never taken from the command line)");
+      // The variable the user names on the command line (never a Verdict setting): looked up by that name.
       const key = io.env[from];
       if (!key) throw new UsageError(`environment variable ${from} is empty`);
       const c = await requireJudgeConfig(ctx.db, name);
@@ -397,9 +399,10 @@ export const judgeConfigCommand: CliCommand = {
         ...(flagBool(args, "cite") ? { askCitations: true } : {}),
       },
     };
+    // Like set-key's --from-env: a variable the user names, looked up by that name.
     const storeFrom = flagString(args, "store-key-from-env");
     if (storeFrom !== undefined && !io.env[storeFrom]) throw new UsageError(`environment variable ${storeFrom} is empty`);
-    const view = await createJudgeConfig(ctx.db, input, io.env);
+    const view = await createJudgeConfig(ctx.db, input, judgeSettings(io.env));
     if (storeFrom !== undefined) await setStoredApiKey(ctx.db, view.id, io.env[storeFrom]!);
     const out = toView(await requireJudgeConfig(ctx.db, view.id));
     if (json) io.stdout(JSON.stringify({ config: out }) + "\n");

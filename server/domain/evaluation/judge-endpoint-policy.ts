@@ -40,15 +40,26 @@ export function isAllowedKeyEnv(name: string): boolean {
 
 export const KEY_ENV_RULE = `${SHARED_KEY_ENVS.join(", ")} or a variable named ${JUDGE_KEY_ENV_PREFIX}<SUFFIX> (capitals, digits, _; not ending in _URL)`;
 
+/** Where each key variable may be sent, as the configuration read it (server/config.ts, `judgeSettings`). */
+export interface KeyBindings {
+  /** VERDICT_JUDGE_BASE_URL: where VERDICT_JUDGE_API_KEY goes (the OpenAI API when unset). */
+  defaultBaseUrl?: string;
+  /**
+   * The key variables and their bindings by name (VERDICT_JUDGE_KEY_<NAME>_URL): a configuration names the variable
+   * holding its key, so these are looked up by that name rather than read as settings.
+   */
+  keyVariables: Readonly<Record<string, string | undefined>>;
+}
+
 /**
  * The base URL a key variable may be sent to, as an admin declared it: OPENAI_API_KEY to the OpenAI API only;
  * VERDICT_JUDGE_API_KEY to VERDICT_JUDGE_BASE_URL when set, else the OpenAI API; VERDICT_JUDGE_KEY_<NAME> to
  * VERDICT_JUDGE_KEY_<NAME>_URL, and nowhere while that is not set. `problem` says why the key goes nowhere.
  */
-export function keyDestination(keyEnv: string, env: Readonly<Record<string, string | undefined>>): { url: string } | { problem: string } {
+export function keyDestination(keyEnv: string, bindings: KeyBindings): { url: string } | { problem: string } {
   if (keyEnv === "OPENAI_API_KEY") return { url: OPENAI_BASE_URL };
-  if (keyEnv === "VERDICT_JUDGE_API_KEY") return { url: env.VERDICT_JUDGE_BASE_URL?.trim() || OPENAI_BASE_URL };
-  const declared = env[keyUrlEnv(keyEnv)]?.trim();
+  if (keyEnv === "VERDICT_JUDGE_API_KEY") return { url: bindings.defaultBaseUrl?.trim() || OPENAI_BASE_URL };
+  const declared = bindings.keyVariables[keyUrlEnv(keyEnv)]?.trim();
   if (!declared) {
     return { problem: `${keyEnv} is sent only to the endpoint an admin declares for it in ${keyUrlEnv(keyEnv)}, which is not set` };
   }
@@ -114,13 +125,14 @@ export interface JudgeHostPolicy {
   loopbackPorts: PortSet;
 }
 
+/** The admins' settings, as values: the configuration parsed the environment's (server/config.ts, `judgeSettings`). */
 export interface JudgeHostSettings {
   /** VERDICT_JUDGE_BASE_URL: the installation's default endpoint, set by an admin. */
   defaultBaseUrl?: string;
-  /** VERDICT_JUDGE_ALLOWED_HOSTS. */
-  allowedHosts?: string;
+  /** VERDICT_JUDGE_ALLOWED_HOSTS' entries ("host" or "host:port"). */
+  allowedHosts?: readonly string[];
   /** VERDICT_JUDGE_ALLOW_LOOPBACK: the local judge servers' ports. */
-  allowLoopback?: string;
+  loopbackPorts?: PortSet;
   /** What admins saved through the admin API (entries already normalised by `parseAllowedHosts`). */
   saved?: { allowedHosts: readonly string[] };
 }
@@ -143,7 +155,7 @@ export function portSetText(set: PortSet): string[] {
 /**
  * VERDICT_JUDGE_ALLOW_LOOPBACK: the ports of the judge servers on this machine ("8000, 11434", ranges as
  * "8000-8010"); blank or 0 for none. The 1 of earlier versions allowed every port and is refused with what to write
- * instead.
+ * instead. A problem is worded to follow the variable's name (the configuration puts it first).
  */
 export function parseLoopbackPorts(text: string | undefined): PortSet | { problem: string } {
   const raw = (text ?? "").trim();
@@ -151,7 +163,7 @@ export function parseLoopbackPorts(text: string | undefined): PortSet | { proble
   if (["1", "true", "yes", "on"].includes(raw.toLowerCase())) {
     return {
       problem:
-        `VERDICT_JUDGE_ALLOW_LOOPBACK lists the ports of the judge servers on this machine (e.g. 8000,11434), ${JSON.stringify(raw)} is not one: ` +
+        `lists the ports of the judge servers on this machine (e.g. 8000,11434), ${JSON.stringify(raw)} is not one: ` +
         "allowing every port let any judge configuration reach every local service",
     };
   }
@@ -162,7 +174,7 @@ export function parseLoopbackPorts(text: string | undefined): PortSet | { proble
     const hi = m?.[2] === undefined ? lo : Number(m[2]);
     if (!m || lo < 2 || hi > 65535 || hi < lo) {
       return {
-        problem: `VERDICT_JUDGE_ALLOW_LOOPBACK: ${JSON.stringify(part)} is not a TCP port (2–65535) or range (8000-8010); list ports such as 8000,11434`,
+        problem: `${JSON.stringify(part)} is not a TCP port (2–65535) or range (8000-8010); list ports such as 8000,11434`,
       };
     }
     ranges.push([lo, hi]);
@@ -190,6 +202,11 @@ export function parseAllowedHosts(entries: readonly string[]): { hosts: string[]
   return { hosts, invalid };
 }
 
+/** What is wrong with an allowlist entry `parseAllowedHosts` refused, as admins read it after the variable's name. */
+export function allowedHostEntryProblem(entry: string): string {
+  return `entry ${JSON.stringify(entry)} is not a host or host:port`;
+}
+
 /** The admins' policy from their settings; `problems` names settings that could not be read (they allow nothing). */
 export function judgeHostPolicy(settings: JudgeHostSettings): { policy: JudgeHostPolicy; problems: string[] } {
   const problems: string[] = [];
@@ -199,13 +216,11 @@ export function judgeHostPolicy(settings: JudgeHostSettings): { policy: JudgeHos
     if (h && /^https?:\/\//i.test(settings.defaultBaseUrl.trim())) hosts.push(entry(h, true));
     else problems.push(`VERDICT_JUDGE_BASE_URL ${JSON.stringify(settings.defaultBaseUrl)} is not an http(s) URL`);
   }
-  const fromEnv = parseAllowedHosts((settings.allowedHosts ?? "").split(","));
-  for (const bad of fromEnv.invalid) problems.push(`VERDICT_JUDGE_ALLOWED_HOSTS entry ${JSON.stringify(bad)} is not a host or host:port`);
+  const fromEnv = parseAllowedHosts(settings.allowedHosts ?? []);
+  for (const bad of fromEnv.invalid) problems.push(`VERDICT_JUDGE_ALLOWED_HOSTS ${allowedHostEntryProblem(bad)}`);
   const saved = parseAllowedHosts(settings.saved?.allowedHosts ?? []);
   for (const h of [...fromEnv.hosts, ...saved.hosts]) hosts.push(entry(h, true));
-  const loopback = parseLoopbackPorts(settings.allowLoopback);
-  if ("problem" in loopback) problems.push(loopback.problem);
-  return { policy: { hosts, loopbackPorts: "ranges" in loopback ? loopback : { ranges: [] } }, problems };
+  return { policy: { hosts, loopbackPorts: settings.loopbackPorts ?? { ranges: [] } }, problems };
 }
 
 function hostOf(url: URL): string {

@@ -10,6 +10,7 @@
  * before anything is sent, resume after a cancel or failures, and reuse verdicts already stored.
  */
 import { withTransaction, type Db } from "../../../db/database";
+import { judgeSettings } from "../../config";
 import { getCampaign, getCampaignByName } from "../../../db/repositories/annotation/campaigns";
 import {
   alignmentBatches,
@@ -389,7 +390,7 @@ export async function suggestRubric(
     })),
   );
   const config = await requireJudgeConfig(db, a.judgeConfigId);
-  const endpoint = await judgeEndpointOf(db, config, deps.env);
+  const endpoint = await judgeEndpointOf(db, config, judgeSettings(deps.env));
   const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
   let result;
   try {

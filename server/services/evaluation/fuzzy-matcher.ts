@@ -3,6 +3,7 @@
  * It keeps totals of the calls it made so the rule verdict can record tokens, latency and cost.
  */
 import type { Db } from "../../../db/database";
+import { judgeSettings } from "../../config";
 import { costUsd } from "../../domain/evaluation/judge-protocol";
 import { buildFuzzyMatchPrompt, parseFuzzyMatchReply, type FuzzyMatcher } from "../../domain/evaluation/vwa/fuzzy-prompt";
 import { createJudgeClient, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./judge-client";
@@ -31,7 +32,7 @@ export async function judgeFuzzyMatcher(
   opts: { retryPolicy?: RetryPolicy; clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient; signal?: AbortSignal } = {},
 ): Promise<JudgeBackedMatcher> {
   const config = await requireJudgeConfig(db, configRef);
-  const endpoint = await judgeEndpointOf(db, config, env);
+  const endpoint = await judgeEndpointOf(db, config, judgeSettings(env));
   const apiKey = endpoint.apiKey;
   // A yes/no grade needs few tokens whatever the configuration allows.
   const client = (opts.clientFactory ?? createJudgeClient)({ ...endpoint, maxOutputTokens: Math.min(endpoint.maxOutputTokens, 512) }, opts.retryPolicy);

@@ -3,8 +3,9 @@
  *
  * The key is never part of a configuration as returned by this module. It is either stored server-side
  * (`judge_config_secrets`, written by `setStoredApiKey`) or read at call time from the environment: the variable
- * the configuration names, then VERDICT_JUDGE_API_KEY, then OPENAI_API_KEY. Services receive the environment
- * from their caller (CLI, web server, tests) instead of reading process.env themselves.
+ * the configuration names, then VERDICT_JUDGE_API_KEY, then OPENAI_API_KEY. Services receive the judge settings
+ * (`JudgeSettings`, parsed by server/config.ts) from their caller (CLI, web server, workers, tests); the key
+ * variables are the one thing looked up by name there, by design: a configuration names the variable holding its key.
  *
  * Keys only go where admins allow (server/domain/evaluation/judge-endpoint-policy.ts):
  * - a configuration may name only VERDICT_JUDGE_API_KEY, OPENAI_API_KEY or a VERDICT_JUDGE_KEY_* variable, and each
@@ -26,6 +27,7 @@ import {
   scrubEndpointError,
   SHARED_KEY_ENVS,
 } from "../../domain/evaluation/judge-endpoint-policy";
+import type { JudgeSettings } from "../../config";
 import type { JudgeEndpoint, JudgeModelSettings } from "./judge-client";
 import { judgeHostPolicyOf } from "./judge-endpoints";
 import {
@@ -52,6 +54,7 @@ import { DEFAULT_JUDGE_OPTIONS, type JudgeOptions } from "../../domain/evaluatio
 import { baseUrlProblem } from "../../domain/evaluation/judge-config-form";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 
+/** A process environment as handed down by an entry point (workers' and the CLI's deps carry one; judgeSettings parses it). */
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export const DEFAULT_SEED = 42;
@@ -149,23 +152,23 @@ function endpointUrl(baseUrl: string | null): URL {
 }
 
 /** Why the key in `keyEnv` may not go with calls to `baseUrl`, or null when it may. */
-function keyBindingProblem(keyEnv: string, baseUrl: string | null, env: Env): string | null {
-  const bound = keyDestination(keyEnv, env);
+function keyBindingProblem(keyEnv: string, baseUrl: string | null, judge: JudgeSettings): string | null {
+  const bound = keyDestination(keyEnv, judge);
   if ("problem" in bound) return bound.problem;
   if (keyMayGoTo(bound.url, endpointUrl(baseUrl))) return null;
   return `${keyEnv} is sent only to ${bound.url}, not to ${baseUrl ?? OPENAI_BASE_URL}`;
 }
 
 /** A configuration that names its key variable must call the endpoint that key is bound to. */
-function checkKeyBinding(apiKeyEnv: string | null | undefined, baseUrl: string | null, env: Env): void {
+function checkKeyBinding(apiKeyEnv: string | null | undefined, baseUrl: string | null, judge: JudgeSettings): void {
   const name = nonEmpty(apiKeyEnv ?? undefined);
   if (!name) return;
-  const problem = keyBindingProblem(name, baseUrl, env);
+  const problem = keyBindingProblem(name, baseUrl, judge);
   if (problem) throw new ValidationError(`The key variable cannot be used with this endpoint: ${problem}`, "apiKeyEnv");
 }
 
-async function checkEndpointAllowed(db: Db, baseUrl: string | null, env: Env): Promise<void> {
-  const refusal = endpointUrlRefusal(endpointUrl(baseUrl), await judgeHostPolicyOf(db, env));
+async function checkEndpointAllowed(db: Db, baseUrl: string | null, judge: JudgeSettings): Promise<void> {
+  const refusal = endpointUrlRefusal(endpointUrl(baseUrl), await judgeHostPolicyOf(db, judge));
   if (refusal) throw new ValidationError(`This endpoint is not allowed: ${refusal}`, "baseUrl");
 }
 
@@ -204,27 +207,27 @@ function checkNumbers(v: JudgeConfigInput): void {
   }
 }
 
-/** Creates a configuration. Base URL and model default to VERDICT_JUDGE_BASE_URL / VERDICT_JUDGE_MODEL. */
 /** A protocol may be named by its id ("key-points") as well as by its prompt version. */
 function withProtocolVersion<T extends { promptVersion?: string }>(input: T): T {
   const found = JUDGE_PROTOCOLS.find((p) => p.id === input.promptVersion);
   return found ? { ...input, promptVersion: found.promptVersion } : input;
 }
 
-export async function createJudgeConfig(db: Db, given: JudgeConfigInput, env: Env): Promise<JudgeConfigView> {
+/** Creates a configuration. Base URL and model default to VERDICT_JUDGE_BASE_URL / VERDICT_JUDGE_MODEL (`judge`). */
+export async function createJudgeConfig(db: Db, given: JudgeConfigInput, judge: JudgeSettings): Promise<JudgeConfigView> {
   const input = withProtocolVersion(given);
   const name = input.name?.trim();
   if (!name) throw new ValidationError("A judge configuration needs a name", "name");
   if (await getJudgeConfigByName(db, name)) throw new ConflictError(`A judge configuration named ${JSON.stringify(name)} already exists`);
-  const model = nonEmpty(input.model) ?? nonEmpty(env.VERDICT_JUDGE_MODEL);
+  const model = nonEmpty(input.model) ?? judge.defaultModel;
   if (!model) throw new ValidationError("A judge configuration needs a model (or an admin sets VERDICT_JUDGE_MODEL)", "model");
-  const baseUrl = input.baseUrl !== undefined ? (nonEmpty(input.baseUrl) ?? null) : (nonEmpty(env.VERDICT_JUDGE_BASE_URL) ?? null);
+  const baseUrl = input.baseUrl !== undefined ? (nonEmpty(input.baseUrl) ?? null) : (judge.defaultBaseUrl ?? null);
   const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...(input.options ?? {}) };
   checkNumbers({ ...input, baseUrl });
   checkOptions(options);
   checkKeyEnv(input.apiKeyEnv);
-  await checkEndpointAllowed(db, baseUrl, env);
-  checkKeyBinding(input.apiKeyEnv, baseUrl, env);
+  await checkEndpointAllowed(db, baseUrl, judge);
+  checkKeyBinding(input.apiKeyEnv, baseUrl, judge);
   const id = await insertJudgeConfig(db, {
     name,
     baseUrl,
@@ -266,7 +269,7 @@ export interface JudgeConfigUpdate extends JudgeConfigView {
  * may change: its verdicts must keep describing what the judge was. A new base URL must pass the admins' host
  * allowlist, and it deletes a stored key.
  */
-export async function updateJudgeConfig(db: Db, id: number, given: Omit<Partial<JudgeConfigInput>, "name">, env: Env): Promise<JudgeConfigUpdate> {
+export async function updateJudgeConfig(db: Db, id: number, given: Omit<Partial<JudgeConfigInput>, "name">, judge: JudgeSettings): Promise<JudgeConfigUpdate> {
   const patch = withProtocolVersion(given);
   const current = await requireJudgeConfig(db, id);
   const changed = IDENTITY_FIELDS.filter(
@@ -284,8 +287,8 @@ export async function updateJudgeConfig(db: Db, id: number, given: Omit<Partial<
   if (patch.apiKeyEnv !== undefined) checkKeyEnv(patch.apiKeyEnv);
   const newBaseUrl = patch.baseUrl !== undefined ? (nonEmpty(patch.baseUrl) ?? null) : current.baseUrl;
   const baseUrlChanged = newBaseUrl !== current.baseUrl;
-  if (baseUrlChanged) await checkEndpointAllowed(db, newBaseUrl, env);
-  if (baseUrlChanged || patch.apiKeyEnv !== undefined) checkKeyBinding(patch.apiKeyEnv !== undefined ? patch.apiKeyEnv : current.apiKeyEnv, newBaseUrl, env);
+  if (baseUrlChanged) await checkEndpointAllowed(db, newBaseUrl, judge);
+  if (baseUrlChanged || patch.apiKeyEnv !== undefined) checkKeyBinding(patch.apiKeyEnv !== undefined ? patch.apiKeyEnv : current.apiKeyEnv, newBaseUrl, judge);
   const storedKeyRemoved = baseUrlChanged && current.hasStoredKey;
   // The key goes with the old URL in the same transaction: no moment exists where the new URL has the old key.
   await withTransaction(db, async () => {
@@ -399,18 +402,20 @@ export function judgeEvaluatorKey(configId: number): string {
  * and no key may go there, a placeholder is sent. A variable the configuration names but may not send here is an
  * error naming where that key goes; a configuration naming a variable outside the allowed key sources gets no key.
  */
-export async function resolveApiKey(db: Db, config: PublicJudgeConfig, env: Env): Promise<string> {
-  await checkEndpointAllowed(db, config.baseUrl, env);
+export async function resolveApiKey(db: Db, config: PublicJudgeConfig, judge: JudgeSettings): Promise<string> {
+  await checkEndpointAllowed(db, config.baseUrl, judge);
   const stored = await storedKeyFor(db, config);
   if (stored) return stored;
   const named = config.apiKeyEnv ? config.apiKeyEnv : null;
   const namedSourceAllowed = !named || isAllowedKeyEnv(named);
-  if (named && namedSourceAllowed && nonEmpty(env[named])) {
-    const problem = keyBindingProblem(named, config.baseUrl, env);
+  // Looked up by the name the configuration gives (an allowed key source), not read as a Verdict setting.
+  const namedKey = named && namedSourceAllowed ? nonEmpty(judge.keyVariables[named]) : undefined;
+  if (named && namedKey) {
+    const problem = keyBindingProblem(named, config.baseUrl, judge);
     if (problem) throw new ValidationError(`Judge configuration ${JSON.stringify(config.name)}: ${problem}`);
-    return nonEmpty(env[named])!;
+    return namedKey;
   }
-  const shared = namedSourceAllowed ? environmentKeyFor(config.baseUrl, env) : null;
+  const shared = namedSourceAllowed ? environmentKeyFor(config.baseUrl, judge) : null;
   if (shared) return shared;
   if (config.baseUrl) return "no-key";
   if (!namedSourceAllowed) {
@@ -428,10 +433,10 @@ export async function resolveApiKey(db: Db, config: PublicJudgeConfig, env: Env)
  * The key a call to `baseUrl` takes from the server's environment (VERDICT_JUDGE_API_KEY, then OPENAI_API_KEY, each
  * only where it is bound), else a placeholder for a local server that needs none; null for the OpenAI API with no key.
  */
-export function environmentKeyFor(baseUrl: string | null, env: Env): string | null {
+export function environmentKeyFor(baseUrl: string | null, judge: JudgeSettings): string | null {
   for (const shared of SHARED_KEY_ENVS) {
-    const key = nonEmpty(env[shared]);
-    if (key && !keyBindingProblem(shared, baseUrl, env)) return key;
+    const key = nonEmpty(judge.keyVariables[shared]);
+    if (key && !keyBindingProblem(shared, baseUrl, judge)) return key;
   }
   return baseUrl ? "no-key" : null;
 }
@@ -448,16 +453,16 @@ export function endpointErrorText(text: string, secret: string | undefined): str
 }
 
 /** How to call a configuration's endpoint: its model settings, the key resolveApiKey finds, and the admins' host policy. */
-export async function judgeEndpointOf(db: Db, config: PublicJudgeConfig, env: Env): Promise<JudgeEndpoint> {
+export async function judgeEndpointOf(db: Db, config: PublicJudgeConfig, judge: JudgeSettings): Promise<JudgeEndpoint> {
   return {
     baseUrl: config.baseUrl,
-    apiKey: await resolveApiKey(db, config, env),
+    apiKey: await resolveApiKey(db, config, judge),
     model: config.model,
     temperature: config.temperature,
     seed: config.seed,
     maxOutputTokens: config.maxOutputTokens,
     timeoutMs: config.timeoutMs,
     maxRetries: config.maxRetries,
-    hostPolicy: await judgeHostPolicyOf(db, env),
+    hostPolicy: await judgeHostPolicyOf(db, judge),
   };
 }

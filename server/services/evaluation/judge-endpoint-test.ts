@@ -6,10 +6,11 @@
  * a configuration with that base URL would send, or the one typed in the form.
  */
 import type { Db } from "../../../db/database";
+import type { JudgeSettings } from "../../config";
 import { baseUrlProblem } from "../../domain/evaluation/judge-config-form";
 import { endpointUrlRefusal, OPENAI_BASE_URL } from "../../domain/evaluation/judge-endpoint-policy";
 import { listEndpointModels } from "./judge-client";
-import { environmentKeyFor, type Env } from "./judge-configs";
+import { environmentKeyFor } from "./judge-configs";
 import { judgeHostPolicyOf } from "./judge-endpoints";
 
 /** How long the test waits for an answer: a server that takes longer is reported as not answering. */
@@ -66,15 +67,15 @@ function modelVerdict(model: string | null, listed: string[]): { outcome: Endpoi
 }
 
 /** One call to the endpoint, reported in plain words; nothing is saved. */
-export async function testJudgeEndpoint(db: Db, env: Env, input: EndpointTestInput): Promise<EndpointTestResult> {
+export async function testJudgeEndpoint(db: Db, judge: JudgeSettings, input: EndpointTestInput): Promise<EndpointTestResult> {
   const typed = input.baseUrl?.trim() || null;
   const endpoint = typed ?? OPENAI_BASE_URL;
   const invalid = typed ? baseUrlProblem(typed) : null;
   if (invalid) return { outcome: "invalid", message: invalid, endpoint };
-  const policy = await judgeHostPolicyOf(db, env);
+  const policy = await judgeHostPolicyOf(db, judge);
   const refusal = endpointUrlRefusal(new URL(endpoint), policy);
   if (refusal) return { outcome: "refused", message: `Not called: ${refusal}.`, endpoint };
-  const apiKey = input.apiKey?.trim() || environmentKeyFor(typed, env);
+  const apiKey = input.apiKey?.trim() || environmentKeyFor(typed, judge);
   if (!apiKey) {
     return {
       outcome: "no-key",
@@ -82,7 +83,7 @@ export async function testJudgeEndpoint(db: Db, env: Env, input: EndpointTestInp
       endpoint,
     };
   }
-  const model = input.model?.trim() || env.VERDICT_JUDGE_MODEL?.trim() || null;
+  const model = input.model?.trim() || judge.defaultModel || null;
   const listing = await listEndpointModels({ baseUrl: typed, apiKey, timeoutMs: TEST_TIMEOUT_MS, hostPolicy: policy });
   if (listing.ok) return { ...modelVerdict(model, listing.models), endpoint };
   if (listing.refused) return { outcome: "refused", message: `Not called: ${listing.reason.replace(/^refused: /, "")}.`, endpoint };

@@ -1,28 +1,28 @@
 /**
  * The admins' judge endpoint settings: which hosts judge configurations may call, beyond api.openai.com and the
- * VERDICT_JUDGE_BASE_URL host. They come from the environment (VERDICT_JUDGE_ALLOWED_HOSTS,
- * VERDICT_JUDGE_ALLOW_LOOPBACK's ports) and from the hosts admins save through the admin API; the two add up.
+ * VERDICT_JUDGE_BASE_URL host. They come from the configuration (VERDICT_JUDGE_ALLOWED_HOSTS,
+ * VERDICT_JUDGE_ALLOW_LOOPBACK's ports, parsed in server/config.ts) and from the hosts admins save through the
+ * admin API; the two add up.
  */
 import type { Db } from "../../../db/database";
 import { getJudgeEndpointSettings, saveJudgeEndpointSettings } from "../../../db/repositories/evaluation/verdicts";
+import type { JudgeSettings } from "../../config";
 import {
   allowedHostText,
   judgeHostPolicy,
   OPENAI_API_HOST,
   parseAllowedHosts,
-  parseLoopbackPorts,
   portSetText,
   type JudgeHostPolicy,
 } from "../../domain/evaluation/judge-endpoint-policy";
 import { ValidationError } from "../../errors";
-import type { Env } from "./judge-configs";
 
 /** The policy every judge call and every saved configuration is checked against. */
-export async function judgeHostPolicyOf(db: Db, env: Env): Promise<JudgeHostPolicy> {
+export async function judgeHostPolicyOf(db: Db, judge: JudgeSettings): Promise<JudgeHostPolicy> {
   const { policy, problems } = judgeHostPolicy({
-    defaultBaseUrl: env.VERDICT_JUDGE_BASE_URL,
-    allowedHosts: env.VERDICT_JUDGE_ALLOWED_HOSTS,
-    allowLoopback: env.VERDICT_JUDGE_ALLOW_LOOPBACK,
+    defaultBaseUrl: judge.defaultBaseUrl,
+    allowedHosts: judge.allowedHosts,
+    loopbackPorts: judge.loopbackPorts,
     saved: { allowedHosts: (await getJudgeEndpointSettings(db)).allowedHosts },
   });
   if (problems.length) throw new ValidationError(`Judge endpoint settings cannot be read: ${problems.join("; ")}`);
@@ -40,19 +40,18 @@ export interface JudgeEndpointSettingsView {
   notices: string[];
 }
 
-export async function judgeEndpointSettingsView(db: Db, env: Env): Promise<JudgeEndpointSettingsView> {
-  const policy = await judgeHostPolicyOf(db, env);
+export async function judgeEndpointSettingsView(db: Db, judge: JudgeSettings): Promise<JudgeEndpointSettingsView> {
+  const policy = await judgeHostPolicyOf(db, judge);
   let defaultHost: string | null = null;
   try {
-    defaultHost = env.VERDICT_JUDGE_BASE_URL ? new URL(env.VERDICT_JUDGE_BASE_URL).host : null;
+    defaultHost = judge.defaultBaseUrl ? new URL(judge.defaultBaseUrl).host : null;
   } catch {
     defaultHost = null;
   }
   const { allowLoopback: everyLoopbackPort, ...saved } = await getJudgeEndpointSettings(db);
-  const loopback = parseLoopbackPorts(env.VERDICT_JUDGE_ALLOW_LOOPBACK);
   return {
     saved,
-    environment: { defaultHost, allowedHosts: env.VERDICT_JUDGE_ALLOWED_HOSTS ?? "", loopbackPorts: "ranges" in loopback ? portSetText(loopback) : [] },
+    environment: { defaultHost, allowedHosts: judge.allowedHosts.join(", "), loopbackPorts: portSetText(judge.loopbackPorts) },
     effective: [...new Set([OPENAI_API_HOST, ...policy.hosts.map(allowedHostText)]), ...portSetText(policy.loopbackPorts).map((p) => `loopback:${p}`)],
     notices: everyLoopbackPort
       ? [
@@ -65,7 +64,7 @@ export async function judgeEndpointSettingsView(db: Db, env: Env): Promise<Judge
 /** Saves the admins' settings (replacing the saved ones); every entry must be a host or host:port. */
 export async function saveJudgeEndpointSettingsFor(
   db: Db,
-  env: Env,
+  judge: JudgeSettings,
   input: { allowedHosts: string[] },
   userId: string | null,
 ): Promise<JudgeEndpointSettingsView> {
@@ -78,5 +77,5 @@ export async function saveJudgeEndpointSettingsFor(
   }
   // The column of the former every-port switch is cleared with any save.
   await saveJudgeEndpointSettings(db, { allowedHosts: hosts, allowLoopback: false, updatedBy: userId });
-  return judgeEndpointSettingsView(db, env);
+  return judgeEndpointSettingsView(db, judge);
 }

@@ -8,6 +8,7 @@
  */
 import { LRUCache } from "lru-cache";
 import { withTransaction, type Db, type TransactionOptions } from "../../../db/database";
+import { judgeSettings } from "../../config";
 import { findVerdict, upsertVerdict, type PublicJudgeConfig, type VerdictValues } from "../../../db/repositories/evaluation/verdicts";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import type { StepRow } from "../../../db/schema/index";
@@ -415,7 +416,7 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
       `Judge configuration ${config.name} has temperature 0: asking it ${samples} times gives the same reply each time; set a temperature above 0 to sample`,
     );
   }
-  const endpoint = await judgeEndpointOf(db, config, deps.env);
+  const endpoint = await judgeEndpointOf(db, config, judgeSettings(deps.env));
   const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
   const ctx: CallContext = { deps, req, config, resolved, data, options, client, apiKey: endpoint.apiKey };
   const input: JudgeInput = {

@@ -38,7 +38,7 @@ import {
 } from "../../domain/live/settings";
 import { NotFoundError, ValidationError } from "../../errors";
 import { listJudgeConfigViews, requireJudgeConfig, resolveApiKey, type Env } from "../evaluation";
-import { DEMO_SITES_DEFAULT_PORT, demoSitesPort } from "../../config";
+import { DEMO_SITES_DEFAULT_PORT, demoSitesPort, judgeSettings } from "../../config";
 import { DEMO_TASK_SET_NAME, demoScriptFor } from "./demo-scripts";
 import { placeholdersIn, substituteSites, type DeploymentPlan } from "../../domain/live/deployment";
 import { deploymentPlanOf, listDeploymentProfiles } from "./deployment-profiles";
@@ -217,7 +217,7 @@ export async function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, start
   } else {
     const judge = await requireJudgeConfig(db, req.policy.judgeConfigId);
     // Fails early when the key cannot be found here; workers resolve it again in their own environment.
-    await resolveApiKey(db, judge, deps.env);
+    await resolveApiKey(db, judge, judgeSettings(deps.env));
     model = judge.model;
     agentName = "verdict-som-agent";
     config = { kind: "vlm", judgeConfigId: judge.id, judgeConfigName: judge.name, model: judge.model, promptVersion: RUNNER_PROMPT_VERSION };

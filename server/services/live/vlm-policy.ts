@@ -11,6 +11,7 @@
  */
 import crypto from "node:crypto";
 import type { Db } from "../../../db/database";
+import { judgeSettings } from "../../config";
 import type { Policy, PolicyDecision, PolicyObservation } from "../../browser/policy";
 import { parsePolicyReply } from "../../domain/live/action-text";
 import { buildPolicyMessages, replyText, RUNNER_PROMPT_VERSION, type PromptMessage, type PromptPastStep } from "../../domain/live/policy-prompt";
@@ -133,7 +134,7 @@ export async function vlmPolicyFromConfig(
   keepScreenshots: number,
 ): Promise<Policy & { usage(): VlmPolicyUsage; model: string; configName: string }> {
   const config = await requireJudgeConfig(deps.db, judgeConfigId);
-  const endpoint = await judgeEndpointOf(deps.db, config, deps.env);
+  const endpoint = await judgeEndpointOf(deps.db, config, judgeSettings(deps.env));
   const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
   const policy = createVlmPolicy({ client, name: `vlm:${config.name}`, keepScreenshots, apiKey: endpoint.apiKey });
   return Object.assign(policy, { model: config.model, configName: config.name });
