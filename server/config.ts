@@ -18,6 +18,7 @@ import {
   SHARED_KEY_ENVS,
   type PortSet,
 } from "./domain/evaluation/judge-endpoint-policy";
+import { parseDestinationList } from "./domain/live/safety";
 
 export interface VerdictConfig {
   dbPath: string;
@@ -288,6 +289,24 @@ const judgeHostList = () =>
     return invalid.length ? { problem: invalid.map(allowedHostEntryProblem).join("; ") } : hosts;
   }, [] as string[]);
 
+/**
+ * VERDICT_RUNNER_ALLOWED_DESTINATIONS: host:port entries (a port is required, no wildcards), comma-separated; a
+ * cloud metadata service is refused, as the runs never reach one.
+ */
+const runnerDestinations = () =>
+  field((t) => {
+    const { destinations, invalid, metadata } = parseDestinationList(t);
+    const quoted = (list: string[]) => list.map((e) => JSON.stringify(e)).join(", ");
+    if (invalid.length) return { problem: `${quoted(invalid)} ${invalid.length === 1 ? "is not a" : "are not"} host:port (a port is required, no wildcards)` };
+    if (metadata.length) {
+      const one = metadata.length === 1;
+      return {
+        problem: `${quoted(metadata)} ${one ? "is a cloud metadata service" : "are cloud metadata services"}, which runs never reach; remove ${one ? "it" : "them"}`,
+      };
+    }
+    return destinations;
+  }, [] as string[]);
+
 /** The kinds of jobs a worker can take (VERDICT_WORKER_JOBS). */
 export const WORKER_JOB_KINDS = ["live", "judge", "uploads"] as const;
 export type WorkerJobKind = (typeof WORKER_JOB_KINDS)[number];
@@ -387,6 +406,11 @@ const VARIABLES = {
       String(DEFAULT_PORT),
       "Port of `npm start` / `next start` (Next sets it to the port it listens on); pages rendered on the server call the API there",
     ),
+    NEXT_RUNTIME: v(
+      field(oneOf(["nodejs", "edge"])),
+      "set by Next.js in the web server",
+      "Set by Next.js, not by admins: in the web server a write waits for another process's lock briefly (250 ms) rather than 5 s",
+    ),
     NODE_ENV: v(
       field(oneOf(["development", "production", "test"])),
       "production under `npm start` / `next start`",
@@ -480,7 +504,7 @@ const VARIABLES = {
       "24600-24999",
       "Ports the runner's egress proxies listen on; the browser user's network rules let it reach only these (scripts/browser-user.sh)",
     ),
-    VERDICT_RUNNER_ALLOWED_DESTINATIONS: v(text(), "none", "Private destinations (host:port, comma-separated) every run may reach"),
+    VERDICT_RUNNER_ALLOWED_DESTINATIONS: v(runnerDestinations(), "none", "Private destinations (host:port, comma-separated) every run may reach"),
     VERDICT_RUNNER_CONCURRENCY: v(wholeNumber(1, "runs", 2), "2", "Runs at once in one `npm run worker`"),
     VERDICT_RUNNER_LEASE_MS: v(wholeNumber(1, "milliseconds", 15_000), "15000", "Lease of a running job: how soon a dead worker's tasks are taken back"),
     VERDICT_RUNNER_HEADLESS: v(flag(true), "1", "0 shows the browser windows (needs a display)"),
@@ -488,7 +512,7 @@ const VARIABLES = {
   }),
   ...section("Development", {
     VERDICT_DEMO_SITES_DIR: v(text(), "server/demo-sites/public", "Where the demo sites' files are, when the server is bundled elsewhere"),
-    VERDICT_DEBUG: v(text(), "off", "Set: the CLI prints stack traces"),
+    VERDICT_DEBUG: v(flag(false), "0", "1: the CLI prints an error's stack trace"),
   }),
 } as const;
 
@@ -626,6 +650,21 @@ export function judgeSettings(env: Readonly<Record<string, string | undefined>> 
   };
 }
 
+/** The private destinations (host:port) an admin lets every live run reach: VERDICT_RUNNER_ALLOWED_DESTINATIONS, parsed. */
+export function runnerAllowedDestinations(env: Readonly<Record<string, string | undefined>> = process.env): string[] {
+  return readEnvironment(env).VERDICT_RUNNER_ALLOWED_DESTINATIONS;
+}
+
+/**
+ * VERDICT_DEBUG: whether the CLI prints an error's stack trace. Read alone, so that a command that failed on another
+ * variable still reports; a value that is not a switch is a ConfigError naming it.
+ */
+export function cliStackTraces(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+  const parsed = VARIABLES.VERDICT_DEBUG.schema.safeParse(env.VERDICT_DEBUG);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `VERDICT_DEBUG ${i.message}`));
+  return parsed.data;
+}
+
 /** Where workers serve the demo sites (VERDICT_DEMO_PORT, 4517 unless set), or null when it is off. */
 export function demoSitesPort(env: Readonly<Record<string, string | undefined>> = process.env): number | null {
   return readEnvironment(env).VERDICT_DEMO_PORT;
@@ -686,9 +725,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     maxBodyBytes: e.VERDICT_MAX_BODY_BYTES,
     maxUploadBytes: e.VERDICT_MAX_UPLOAD_BYTES,
     reportRetentionDays: e.VERDICT_REPORT_RETENTION_DAYS,
-    // Next sets NEXT_RUNTIME in the web server only; the CLI and workers keep the long default.
     migrationsDir: e.VERDICT_MIGRATIONS_DIR,
-    busyTimeoutMs: e.VERDICT_BUSY_TIMEOUT_MS ?? (process.env.NEXT_RUNTIME ? WEB_BUSY_TIMEOUT_MS : undefined),
+    // Next sets NEXT_RUNTIME in the web server only; the CLI and workers keep the long default.
+    busyTimeoutMs: e.VERDICT_BUSY_TIMEOUT_MS ?? (e.NEXT_RUNTIME ? WEB_BUSY_TIMEOUT_MS : undefined),
     objectStorage: objectStorageOf(e),
     remoteBrowser: e.VERDICT_BROWSER_WS !== undefined ? { wsEndpoint: e.VERDICT_BROWSER_WS, protocol: e.VERDICT_BROWSER_WS_PROTOCOL } : undefined,
     runnerProxyHost: e.VERDICT_RUNNER_PROXY_HOST?.trim(),

@@ -1,6 +1,7 @@
 /**
  * `npm run cli -- <command> …`: dispatches to the command modules.
  */
+import { cliStackTraces } from "../config";
 import { UsageError } from "./args";
 import type { CliCommand, CliIO } from "./types";
 import { importCommand } from "./commands/import";
@@ -62,8 +63,15 @@ function help(io: CliIO): void {
   io.stderr("\nRun `npm run cli -- <command> --help` for a command's options.\n");
 }
 
-export async function runCli(argv: string[], io: CliIO): Promise<number> {
+export async function runCli(argv: string[], given: CliIO): Promise<number> {
   const [name, ...rest] = argv;
+  let io: CliIO;
+  try {
+    io = { ...given, stackTraces: cliStackTraces(given.env) };
+  } catch (e) {
+    given.stderr(`Error: ${(e as Error).message}\n`);
+    return 1;
+  }
   if (!name || name === "--help" || name === "-h" || name === "help") {
     help(io);
     return name ? 0 : 2;
@@ -86,7 +94,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       return 2;
     }
     io.stderr(`Error: ${(e as Error).message}\n`);
-    if (io.env.VERDICT_DEBUG) io.stderr(`${(e as Error).stack}\n`);
+    if (io.stackTraces) io.stderr(`${(e as Error).stack}\n`);
     return 1;
   }
 }

@@ -9,6 +9,8 @@ export interface CliIO {
   /** True when stderr is a terminal (progress bars are drawn only then). */
   interactive: boolean;
   env: NodeJS.ProcessEnv;
+  /** VERDICT_DEBUG as runCli read it (server/config.ts, cliStackTraces): an error's stack trace is printed too. */
+  stackTraces?: boolean;
   /**
    * The folder the user typed the command in, which relative paths on the command line are read against. `npm run`
    * moves into Verdict's own folder before starting the CLI and passes the user's folder as INIT_CWD.

@@ -20,11 +20,11 @@ import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
 import { liveGroupKey } from "../../db/repositories/live/runs";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { launchChromium } from "../../server/browser/launch";
-import { loadConfig } from "../../server/config";
+import { loadConfig, runnerAllowedDestinations } from "../../server/config";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/live/settings";
 import { taskValues } from "../../server/services/imports/ingest";
 import { liveRunDetail, startLiveRun } from "../../server/services/live/live-runs";
-import { allowedDestinationsFromEnv, runRunnerWorker } from "../../server/services/live/worker";
+import { runRunnerWorker } from "../../server/services/live/worker";
 import { EgressProxy } from "../../server/services/live/egress-proxy";
 import { createBackendContext, describeEachBackend, isFirstEngine, onOneEngine } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
@@ -317,9 +317,14 @@ describeEachBackend("live runner egress (security review H2)", (backend) => {
       } finally {
         await proxy.close();
       }
-      expect(() => allowedDestinationsFromEnv({ VERDICT_RUNNER_ALLOWED_DESTINATIONS: "wiki.lab:8080, [fd00:ec2::254]:80" })).toThrow(
-        /VERDICT_RUNNER_ALLOWED_DESTINATIONS: "\[fd00:ec2::254\]:80" is a cloud metadata service, which runs never reach/,
+      // The configuration refuses such a list where it reads it, naming the variable and the entry.
+      expect(() => runnerAllowedDestinations({ VERDICT_RUNNER_ALLOWED_DESTINATIONS: "wiki.lab:8080, [fd00:ec2::254]:80" })).toThrow(
+        /^VERDICT_RUNNER_ALLOWED_DESTINATIONS "\[fd00:ec2::254\]:80" is a cloud metadata service, which runs never reach; remove it$/,
       );
+      expect(() => runnerAllowedDestinations({ VERDICT_RUNNER_ALLOWED_DESTINATIONS: "wiki.lab, *.lab:80" })).toThrow(
+        /^VERDICT_RUNNER_ALLOWED_DESTINATIONS "wiki\.lab", "\*\.lab:80" are not host:port \(a port is required, no wildcards\)$/,
+      );
+      expect(runnerAllowedDestinations({ VERDICT_RUNNER_ALLOWED_DESTINATIONS: " Wiki.Lab:8080 , 10.0.0.7:443" })).toEqual(["wiki.lab:8080", "10.0.0.7:443"]);
     });
   });
 });

@@ -2,6 +2,7 @@
  * `demo`: records the demo trajectories on the bundled demo sites with real Chromium and imports them.
  * `demo-sites`: serves the demo sites until interrupted, for trying them in a browser or pointing the runner at them.
  */
+import { demoSitesPort } from "../../config";
 import { describeDatabase, getAppContext } from "../../context";
 import { DEMO_SITES, DEMO_SITES_DEFAULT_PORT, startDemoSites } from "../../demo-sites/server";
 import { DEMO_ACCOUNTS, seedDemoAccounts } from "../../services/accounts";
@@ -10,12 +11,16 @@ import { UsageError, flagBool, flagString, parseArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
 
+/** --port when given, else VERDICT_DEMO_PORT as the configuration reads it (4517 unless set). */
 function portFrom(value: string | undefined, io: CliIO): number {
-  const raw = value ?? io.env.VERDICT_DEMO_PORT;
-  if (raw === undefined || raw === "") return DEMO_SITES_DEFAULT_PORT;
-  const port = Number(raw);
+  if (value === undefined || value === "") {
+    const configured = demoSitesPort(io.env);
+    if (configured === null) throw new UsageError("VERDICT_DEMO_PORT is off, and this command serves the demo sites: pass --port N");
+    return configured;
+  }
+  const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`--port must be a whole number from 0 to 65535, got "${raw}"`);
+    throw new UsageError(`--port must be a whole number from 0 to 65535, got "${value}"`);
   }
   return port;
 }

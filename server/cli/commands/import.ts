@@ -199,7 +199,7 @@ export const importCommand: CliCommand = {
         if (e instanceof ImportRefusedError && e.skipped.length > 1) {
           for (const s of e.skipped) io.stderr(`  skipped ${s.path}: ${s.reason}\n`);
         }
-        if (io.env.VERDICT_DEBUG) io.stderr(`${(e as Error).stack}\n`);
+        if (io.stackTraces) io.stderr(`${(e as Error).stack}\n`);
       }
       return code;
     }

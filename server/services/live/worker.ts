@@ -21,12 +21,11 @@ import { reconcileLiveTrajectories } from "../../../db/repositories/live/runs";
 import { hasPendingJobs } from "../../../db/repositories/jobs";
 import { LIVE_JOB_TYPE } from "../../domain/live/live-jobs";
 import type { LiveTaskPayload } from "../../domain/live/settings";
-import { demoSitesPort, runtimeEnvironment } from "../../config";
+import { demoSitesPort, runnerAllowedDestinations, runtimeEnvironment } from "../../config";
 import type { AppContext } from "../../context";
 import { browserIsolation, connectRemoteBrowser, launchChromium } from "../../browser/launch";
 import type { VerdictConfig } from "../../config";
 import { browserNetworkWarning, ensureBrowserNetworkRules } from "./browser-network";
-import { parseDestinationList } from "../../domain/live/safety";
 import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
 import { runWorker, type JobOutcome, type WorkerSummary } from "../jobs";
 import { liveBundleBucketFor } from "../../storage/live-bundles";
@@ -150,26 +149,6 @@ export function browserPool(launch: () => Promise<Browser>) {
   };
 }
 
-export const ALLOWED_DESTINATIONS_ENV = "VERDICT_RUNNER_ALLOWED_DESTINATIONS";
-
-/** The private destinations an admin lets every run reach (host:port list); a bad entry is an error naming it. */
-export function allowedDestinationsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
-  const raw = env[ALLOWED_DESTINATIONS_ENV]?.trim();
-  if (!raw) return [];
-  const { destinations, invalid, metadata } = parseDestinationList(raw);
-  if (invalid.length) {
-    throw new Error(
-      `${ALLOWED_DESTINATIONS_ENV}: ${invalid.map((e) => JSON.stringify(e)).join(", ")} ${invalid.length === 1 ? "is not a" : "are not"} host:port (a port is required, no wildcards)`,
-    );
-  }
-  if (metadata.length) {
-    throw new Error(
-      `${ALLOWED_DESTINATIONS_ENV}: ${metadata.map((e) => JSON.stringify(e)).join(", ")} ${metadata.length === 1 ? "is a cloud metadata service" : "are cloud metadata services"}, which runs never reach; remove ${metadata.length === 1 ? "it" : "them"}`,
-    );
-  }
-  return destinations;
-}
-
 /**
  * At start: when Chromium will run as the browser user, its network rules are checked (and installed, as root); a
  * worker that cannot have them warns once with the operator's step, and runs on.
@@ -189,7 +168,7 @@ function checkBrowserNetwork(config: VerdictConfig, env: NodeJS.ProcessEnv, log?
 
 export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<WorkerSummary & { demoBaseUrl: string | null }> {
   const { ctx } = opts;
-  const adminAllowed = allowedDestinationsFromEnv(opts.env);
+  const adminAllowed = runnerAllowedDestinations(opts.env);
   const demoPort = opts.demoPort === undefined ? demoSitesPort(opts.env) : opts.demoPort;
   let demo: { baseUrl: string; origins: string[] } | null = opts.demo ?? null;
   let served: DemoSitesHandle | null = null;
