@@ -3,7 +3,6 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { SessionUser } from "@/server/auth/auth";
-import { authClient } from "../_lib/auth-client";
 import { MentionsLink } from "./mentions";
 
 const ROLE_STYLE: Record<string, string> = {
@@ -34,6 +33,8 @@ export function AccountMenu({ user }: { user: SessionUser }) {
         disabled={busy}
         onClick={async () => {
           setBusy(true);
+          // Loaded on the click: better-auth's client is about 12 kB that every page would fetch for this one button.
+          const { authClient } = await import("../_lib/auth-client");
           await authClient.signOut();
           router.replace("/sign-in");
           router.refresh();

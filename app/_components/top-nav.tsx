@@ -1,6 +1,6 @@
 "use client";
 import Link from "next/link";
-import { usePathname } from "next/navigation";
+import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { hasRole } from "@/server/domain/access/actor";
 import type { SessionUser } from "@/server/auth/auth";
@@ -18,12 +18,19 @@ export function TopNav({ user, qaReviewer = false }: { user: SessionUser | null;
   // A followed link closes the menu.
   useEffect(() => setMenuOpen(false), [pathname]);
   const isActive = (href: string) => pathname === href || pathname.startsWith(`${href}/`);
+  // Sections are prefetched when the pointer or focus comes to their link, not when a page opens: otherwise every
+  // page view downloaded each section's page shell and scripts (about 30 kB on the player) and had the server render
+  // those shells, for links most views never follow.
+  const router = useRouter();
+  const onIntent = (href: string) => () => router.prefetch(href);
   return (
     <header className="sticky top-0 z-40 flex h-11 shrink-0 items-center gap-4 border-b border-zinc-200 bg-white px-4 lg:gap-6">
       {/* Signed out, / only redirects to sign-in: no link (and no prefetch of that redirect). */}
       <Link
         href={user ? "/" : "/sign-in"}
-        prefetch={user ? undefined : false}
+        prefetch={false}
+        onMouseEnter={user ? onIntent("/") : undefined}
+        onFocus={user ? onIntent("/") : undefined}
         className="flex shrink-0 items-center gap-2 font-semibold tracking-tight text-zinc-900"
       >
         <span aria-hidden className="grid size-5 place-items-center rounded bg-indigo-600 text-[11px] font-bold text-white">
@@ -38,6 +45,9 @@ export function TopNav({ user, qaReviewer = false }: { user: SessionUser | null;
               <Link
                 key={item.href}
                 href={item.href}
+                prefetch={false}
+                onMouseEnter={onIntent(item.href)}
+                onFocus={onIntent(item.href)}
                 aria-current={isActive(item.href) ? "page" : undefined}
                 className={`rounded-md px-2.5 py-1 text-[13px] whitespace-nowrap ${
                   isActive(item.href) ? "bg-zinc-100 font-medium text-zinc-900" : "text-zinc-600 hover:bg-zinc-50 hover:text-zinc-900"

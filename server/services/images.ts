@@ -119,7 +119,10 @@ export function loadSharp(): Promise<typeof Sharp> {
 async function encodeVariant(source: Buffer, width: number, resize: boolean, format: "webp" | "avif"): Promise<Buffer> {
   const sharp = await loadSharp();
   let img = sharp(source, { failOn: "none" });
-  if (resize) img = img.resize({ width, withoutEnlargement: true });
+  // Mitchell rather than sharp's default Lanczos: text and Set-of-Marks numbers stay as legible (crops of real
+  // WebVoyager screenshots at 720 px compared side by side, magnified), and the softer edges, without Lanczos' ringing,
+  // cost WebP about 8 % fewer bytes for the same encode time.
+  if (resize) img = img.resize({ width, withoutEnlargement: true, kernel: "mitchell" });
   // Screenshots are mostly text and flat colour: WebP at quality 70 keeps small text as legible as 80 did (crops of
   // real WebVoyager screenshots compared side by side at the size the player draws them) for 15 % fewer bytes.
   // Effort 2 encodes about twice as fast as the default 4 for a few percent more bytes: variants are made on

@@ -6,10 +6,13 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback, useState, type ReactNode } from "react";
-import { GoldForm } from "../../../(annotation)/campaigns/_components/gold-form";
+import { lazy, Suspense, useCallback, useState, type ReactNode } from "react";
 import { Dialog } from "../../../_components/dialog";
 import { useTRPC } from "../../../_trpc/client";
+
+// The gold form (its protocol's questions, the guidelines) loads when the dialog opens: the player's viewers
+// rarely mark gold, and it was about 10 kB of script on every opening of the player.
+const GoldForm = lazy(() => import("../../../(annotation)/campaigns/_components/gold-form").then((m) => ({ default: m.GoldForm })));
 
 /** Who may mark gold: absent for viewers who may not; "open" starts with the dialog open. */
 export type GoldAccess = "closed" | "open";
@@ -65,15 +68,17 @@ export function GoldDialog({ trajectoryId, step, onClose }: { trajectoryId: numb
               {campaign.gold.firstFailingStep !== null ? `, from step ${campaign.gold.firstFailingStep + 1}` : ""}); marking again replaces the answer.
             </p>
           )}
-          <GoldForm
-            key={campaign.id}
-            campaignId={campaign.id}
-            schema={campaign.schema}
-            trajectoryId={trajectoryId}
-            stepCount={choices.data.stepCount}
-            initialStep={step}
-            onMarked={() => choices.refetch()}
-          />
+          <Suspense fallback={<p className="text-[12px] text-zinc-500">Loading the form…</p>}>
+            <GoldForm
+              key={campaign.id}
+              campaignId={campaign.id}
+              schema={campaign.schema}
+              trajectoryId={trajectoryId}
+              stepCount={choices.data.stepCount}
+              initialStep={step}
+              onMarked={() => choices.refetch()}
+            />
+          </Suspense>
           <Link className="link text-2xs" href={`/campaigns/${campaign.id}`}>
             This campaign&apos;s gold items and annotators&apos; accuracy →
           </Link>
