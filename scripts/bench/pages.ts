@@ -249,25 +249,75 @@ async function timePages(
   return figures;
 }
 
-/** Installed before the app's code: from each Ctrl+Enter to the next item shown, recorded one frame after. */
+/**
+ * Installed before the app's code: from each Ctrl+Enter to the next item shown, recorded one frame after, with where
+ * the time went: the submit request's start and end (Resource Timing), the address changed (in place through
+ * history.pushState, or by a navigation), the label panel drawn for the new item, and its screenshot decoded.
+ */
 const SUBMIT_PROBE = `
   window.__submitLatencies = [];
+  window.__submitParts = [];
+  let pushedAt = null;
+  const pushState = history.pushState.bind(history);
+  history.pushState = (...args) => { pushedAt = performance.now(); return pushState(...args); };
   window.addEventListener("keydown", (e) => {
     if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey)) return;
     const start = performance.now();
     const before = location.pathname;
+    pushedAt = null;
+    let moved = null;
+    let drawnAt = null;
     const tick = () => {
       const img = document.querySelector('[data-testid="step-image"]');
       // The panel names its item (data-item-no): the address may change before the next item is drawn (shown in place).
       const panel = document.querySelector('[data-testid="label-panel"]');
       const drawn = panel && (panel.dataset.itemNo === undefined || panel.dataset.itemNo === location.pathname.split("/").pop());
+      const now = performance.now();
+      if (moved === null && location.pathname !== before) moved = now;
+      if (drawnAt === null && moved !== null && drawn) drawnAt = now;
       const ready = location.pathname !== before && drawn && img && img.complete && img.naturalWidth > 0;
-      if (ready) requestAnimationFrame(() => window.__submitLatencies.push(performance.now() - start));
-      else if (performance.now() - start < 10000) requestAnimationFrame(tick);
+      if (ready)
+        requestAnimationFrame(() => {
+          const end = performance.now();
+          const submit = performance.getEntriesByType("resource").find((r) => r.startTime >= start && r.name.includes("labelling.submit"));
+          window.__submitParts.push({
+            requestStart: submit ? submit.startTime - start : null,
+            responseEnd: submit ? submit.responseEnd - start : null,
+            moved: (pushedAt ?? moved) - start,
+            inPlace: pushedAt !== null,
+            drawn: drawnAt - start,
+            ready: now - start,
+          });
+          window.__submitLatencies.push(end - start);
+        });
+      else if (now - start < 10000) requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
   }, true);
 `;
+
+interface SubmitParts {
+  requestStart: number | null;
+  responseEnd: number | null;
+  moved: number;
+  inPlace: boolean;
+  drawn: number;
+  ready: number;
+}
+
+/** The median submit's parts: when the request left and came back, the address changed, the panel and the image showed. */
+function submitBreakdown(parts: SubmitParts[]): string {
+  const m = (f: (p: SubmitParts) => number | null) => {
+    const v = parts.map(f).filter((x): x is number => x !== null);
+    return v.length ? percentile(v, 50).toFixed(0) : "–";
+  };
+  const inPlace = parts.filter((p) => p.inPlace).length;
+  return (
+    `    median from Ctrl+Enter: submit request sent ${m((p) => p.requestStart)} ms, answered ${m((p) => p.responseEnd)} ms; ` +
+    `address changed ${m((p) => p.moved)} ms (${inPlace} of ${parts.length} in place); panel drawn ${m((p) => p.drawn)} ms; ` +
+    `screenshot decoded ${m((p) => p.ready)} ms`
+  );
+}
 
 const LOOK_AHEAD = "labelling.lookAhead";
 
@@ -334,6 +384,7 @@ async function timeLabelling(
     else if (u.pathname === `/api/trpc/${LOOK_AHEAD}` && !lookAhead) return;
     else if (u.pathname.startsWith("/api/")) requests.api++;
   });
+  const cpuStart = serverCpuMs(serverPid);
   for (let i = 0; i < items; i++) {
     // A key pressed before the page has hydrated is lost: press `s` until the label panel shows the choice.
     await page.getByTestId("label-panel").waitFor();
@@ -346,7 +397,13 @@ async function timeLabelling(
     await page.keyboard.press("Control+Enter");
     await page.waitForFunction(`window.__submitLatencies.length >= ${i + 1}`, undefined, { timeout: 15_000 });
   }
+  const cpuEnd = serverCpuMs(serverPid);
   const latencies = (await page.evaluate("window.__submitLatencies")) as number[];
+  const parts = (await page.evaluate("window.__submitParts")) as SubmitParts[];
+  console.log(
+    `  labelling, submit to next: ready median ${percentile(latencies, 50).toFixed(0)} ms\n${submitBreakdown(parts)}` +
+      (cpuStart !== null && cpuEnd !== null ? `; server CPU ${((cpuEnd - cpuStart) / latencies.length).toFixed(0)} ms per submit` : ""),
+  );
   await page.close();
   const p95 = percentile(latencies, 95);
   return [

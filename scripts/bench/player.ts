@@ -132,11 +132,23 @@ const appRoot = process.env.BENCH_APP_DIR ? path.resolve(process.env.BENCH_APP_D
 export async function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   if (!fs.existsSync(path.join(appRoot, ".next", "BUILD_ID"))) throw new Error(`no production build in ${appRoot}: run \`npm run build\` first`);
   const port = freePort();
-  const child = spawn(process.execPath, [path.join(appRoot, "node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], {
-    cwd: appRoot,
-    env: { ...process.env, VERDICT_DB: path.join(dataDir, "verdict.db"), VERDICT_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []),
+      path.join(appRoot, "node_modules", "next", "dist", "bin", "next"),
+      "start",
+      "-H",
+      "127.0.0.1",
+      "-p",
+      String(port),
+    ],
+    {
+      cwd: appRoot,
+      env: { ...process.env, VERDICT_DB: path.join(dataDir, "verdict.db"), VERDICT_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   let stderr = "";
   child.stderr!.on("data", (d) => (stderr += String(d)));
   const url = `http://127.0.0.1:${port}`;
