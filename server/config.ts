@@ -18,7 +18,7 @@ import {
   SHARED_KEY_ENVS,
   type PortSet,
 } from "./domain/evaluation/judge-endpoint-policy";
-import { parseDestinationList } from "./domain/live/safety";
+import { isIpLiteral, parseDestinationList } from "./domain/live/safety";
 
 export interface VerdictConfig {
   dbPath: string;
@@ -187,8 +187,31 @@ function field<T>(parse: (text: string) => T | { problem: string }, fallback?: T
     });
 }
 
+/**
+ * Read as written: what is free text by nature (secrets and access keys, the S3 region, model names). The S3 bucket
+ * and prefix are checked with the other S3 variables below, where their problems can name each other.
+ */
 const text = () => field((t) => t);
 const got = (t: string) => `got ${JSON.stringify(t)}`;
+
+/**
+ * A file or folder path, trimmed; one with a control character (a pasted line break, NUL) is refused, as no file has
+ * one and the system calls would cut it short. Relative paths are read against the folder Verdict starts in.
+ */
+function fileSystemPath(t: string): string | { problem: string } {
+  const p = t.trim();
+  if (/[\u0000-\u001f\u007f]/.test(p)) return { problem: `must be a file or folder path, without control characters, ${got(t)}` };
+  return p;
+}
+const filePath = () => field(fileSystemPath);
+
+/** A host name or an IP address (no scheme, port or brackets): an address of this machine that others dial. */
+function hostAddress(t: string): string | { problem: string } {
+  const h = t.trim();
+  const label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+  if ((isIpLiteral(h) && !h.startsWith("[")) || new RegExp(`^(?=.{1,253}$)${label}(?:\\.${label})*$`).test(h)) return h;
+  return { problem: `must be a host name or IP address, without scheme or port (e.g. 10.0.0.5), ${got(t)}` };
+}
 
 /** The port the demo data is recorded on: URLs stored in demo trajectories contain it, so it must not vary. */
 export const DEMO_SITES_DEFAULT_PORT = 4517;
@@ -367,20 +390,20 @@ function section<S extends Record<string, Declared>>(group: VariableDoc["group"]
 
 const VARIABLES = {
   ...section("Installation", {
-    VERDICT_DATA_DIR: v(text(), "./data", "Folder of the database, screenshots, variants and the auth secret"),
+    VERDICT_DATA_DIR: v(filePath(), "./data", "Folder of the database, screenshots, variants and the auth secret"),
     VERDICT_DATABASE_URL: v(
       field(databaseUrl),
       "<data>/verdict.db (SQLite)",
       "postgres://… selects PostgreSQL (create or update its tables with `npm run cli -- migrate`); a file path selects that SQLite file, like VERDICT_DB",
     ),
-    VERDICT_DB: v(text(), "<data>/verdict.db", "SQLite database file (`:memory:` for a throwaway one)"),
+    VERDICT_DB: v(filePath(), "<data>/verdict.db", "SQLite database file (`:memory:` for a throwaway one)"),
     VERDICT_AUTH_SECRET: v(text(), "generated once into <data>/auth-secret", "Key signing session cookies and encrypting stored judge keys"),
     VERDICT_BUSY_TIMEOUT_MS: v(
       optionalWholeNumber(0, "milliseconds"),
       "250 in the web server, 5000 elsewhere",
       "How long a write waits for another process's lock",
     ),
-    VERDICT_MIGRATIONS_DIR: v(text(), "db/migrations", "Where the database migrations are, when the server is bundled elsewhere"),
+    VERDICT_MIGRATIONS_DIR: v(filePath(), "db/migrations", "Where the database migrations are, when the server is bundled elsewhere"),
   }),
   ...section("Web server", {
     VERDICT_BASE_URL: v(
@@ -435,7 +458,7 @@ const VARIABLES = {
     ),
   }),
   ...section("Imports", {
-    VERDICT_IMPORT_ROOT: v(text(), "off", "Folder under which admins may import by server path from the Import page"),
+    VERDICT_IMPORT_ROOT: v(filePath(), "off", "Folder under which admins may import by server path from the Import page"),
     VERDICT_IMPORT_MAX_UPLOAD_MB: v(positiveNumber(1024), "1024", "Largest .zip the Import page accepts (MB)"),
     VERDICT_ZIP_MAX_ENTRIES: v(positiveNumber(100_000), "100000", "Most entries a zip may have"),
     VERDICT_ZIP_MAX_TOTAL_MB: v(positiveNumber(4096), "4096", "Largest total uncompressed size of a zip (MB)"),
@@ -485,7 +508,7 @@ const VARIABLES = {
     ),
   }),
   ...section("Live runner", {
-    CHROMIUM_PATH: v(text(), DEFAULT_CHROMIUM_PATH, "Chromium used by the runner and the demo recorder"),
+    CHROMIUM_PATH: v(filePath(), DEFAULT_CHROMIUM_PATH, "Chromium used by the runner and the demo recorder"),
     VERDICT_BROWSER_USER: v(field(systemUserName, DEFAULT_BROWSER_USER), DEFAULT_BROWSER_USER, "Unprivileged user Chromium runs as when Verdict runs as root"),
     VERDICT_RUNNER_NO_SANDBOX: v(flag(false), "0", "1: run Chromium without its sandbox (not recommended)"),
     VERDICT_BROWSER_WS: v(
@@ -498,7 +521,11 @@ const VARIABLES = {
       "playwright",
       "`playwright` (a Playwright browser server) or `cdp` (browserless, Chrome's DevTools port)",
     ),
-    VERDICT_RUNNER_PROXY_HOST: v(text(), "127.0.0.1", "Address of this worker the browser reaches its egress proxy on (required with VERDICT_BROWSER_WS)"),
+    VERDICT_RUNNER_PROXY_HOST: v(
+      field(hostAddress),
+      "127.0.0.1",
+      "Address of this worker the browser reaches its egress proxy on (required with VERDICT_BROWSER_WS)",
+    ),
     VERDICT_RUNNER_PROXY_PORTS: v(
       field(parsePortRange),
       "24600-24999",
@@ -511,7 +538,7 @@ const VARIABLES = {
     VERDICT_DEMO_PORT: v(field(demoPort, DEMO_SITES_DEFAULT_PORT as number | null), "4517", "Port of the bundled demo sites; `off` serves none"),
   }),
   ...section("Development", {
-    VERDICT_DEMO_SITES_DIR: v(text(), "server/demo-sites/public", "Where the demo sites' files are, when the server is bundled elsewhere"),
+    VERDICT_DEMO_SITES_DIR: v(filePath(), "server/demo-sites/public", "Where the demo sites' files are, when the server is bundled elsewhere"),
     VERDICT_DEBUG: v(flag(false), "0", "1: the CLI prints an error's stack trace"),
   }),
 } as const;
@@ -730,7 +757,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     busyTimeoutMs: e.VERDICT_BUSY_TIMEOUT_MS ?? (e.NEXT_RUNTIME ? WEB_BUSY_TIMEOUT_MS : undefined),
     objectStorage: objectStorageOf(e),
     remoteBrowser: e.VERDICT_BROWSER_WS !== undefined ? { wsEndpoint: e.VERDICT_BROWSER_WS, protocol: e.VERDICT_BROWSER_WS_PROTOCOL } : undefined,
-    runnerProxyHost: e.VERDICT_RUNNER_PROXY_HOST?.trim(),
+    runnerProxyHost: e.VERDICT_RUNNER_PROXY_HOST,
     runnerProxyPorts: e.VERDICT_RUNNER_PROXY_PORTS,
     browserUser: e.VERDICT_BROWSER_USER,
     runnerNoSandbox: e.VERDICT_RUNNER_NO_SANDBOX,

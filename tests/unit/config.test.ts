@@ -60,6 +60,25 @@ describe("configuration defaults", () => {
     expect(loadConfig({ NODE_ENV: "test", VERDICT_RUNNER_NO_SANDBOX: "no" })).toMatchObject({ production: false, runnerNoSandbox: false });
   });
 
+  it("paths, hosts, lists and switches are typed values", () => {
+    const e = readEnvironment({
+      VERDICT_DATA_DIR: " /srv/verdict ",
+      VERDICT_RUNNER_PROXY_HOST: " worker-1.lab ",
+      VERDICT_JUDGE_ALLOWED_HOSTS: "GPU.lab:8000, ollama.lab",
+      VERDICT_RUNNER_ALLOWED_DESTINATIONS: "wiki.lab:8080",
+      VERDICT_DEBUG: "yes",
+      NEXT_RUNTIME: "nodejs",
+    });
+    expect([e.VERDICT_DATA_DIR, e.VERDICT_RUNNER_PROXY_HOST, e.VERDICT_DEBUG, e.NEXT_RUNTIME]).toEqual(["/srv/verdict", "worker-1.lab", true, "nodejs"]);
+    expect([e.VERDICT_JUDGE_ALLOWED_HOSTS, e.VERDICT_RUNNER_ALLOWED_DESTINATIONS]).toEqual([["gpu.lab:8000", "ollama.lab"], ["wiki.lab:8080"]]);
+    expect(readEnvironment({ VERDICT_RUNNER_PROXY_HOST: "fd00::7" }).VERDICT_RUNNER_PROXY_HOST).toBe("fd00::7");
+    expect(readEnvironment({}).VERDICT_DEBUG).toBe(false);
+    // Next sets NEXT_RUNTIME in the web server, where a write waits briefly for a lock; elsewhere the long default.
+    expect(loadConfig({ NEXT_RUNTIME: "nodejs" }).busyTimeoutMs).toBe(250);
+    expect(loadConfig({}).busyTimeoutMs).toBeUndefined();
+    expect(loadConfig({ VERDICT_DB: " :memory: " }).dbPath).toBe(":memory:");
+  });
+
   it("blank values count as unset", () => {
     expect(loadConfig({ VERDICT_S3_BUCKET: " ", CHROMIUM_PATH: "", VERDICT_MAX_BODY_BYTES: "" })).toMatchObject({
       objectStorage: undefined,
@@ -133,6 +152,20 @@ describe("configuration errors name the variable and the problem", () => {
       'VERDICT_TRUSTED_ORIGINS "not a url" is not a URL (expected e.g. https://verdict.example.org)',
     ],
     [{ VERDICT_BASE_URL: "ftp://x" }, 'VERDICT_BASE_URL must be a http or https URL such as https://verdict.example.org, got "ftp://x"'],
+    [{ VERDICT_DATA_DIR: "/srv/verdict\n/data" }, 'VERDICT_DATA_DIR must be a file or folder path, without control characters, got "/srv/verdict\\n/data"'],
+    [{ CHROMIUM_PATH: "/usr/bin/chromium\u0000" }, "CHROMIUM_PATH must be a file or folder path, without control characters"],
+    [
+      { VERDICT_RUNNER_PROXY_HOST: "http://10.0.0.7:24600" },
+      'VERDICT_RUNNER_PROXY_HOST must be a host name or IP address, without scheme or port (e.g. 10.0.0.5), got "http://10.0.0.7:24600"',
+    ],
+    [{ VERDICT_RUNNER_PROXY_HOST: "[::1]" }, "VERDICT_RUNNER_PROXY_HOST must be a host name or IP address, without scheme or port"],
+    [{ VERDICT_DEBUG: "verbose" }, 'VERDICT_DEBUG must be 1 or 0 (true/false, yes/no), got "verbose"'],
+    [{ NEXT_RUNTIME: "bun" }, 'NEXT_RUNTIME must be nodejs or edge, got "bun"'],
+    [{ VERDICT_JUDGE_ALLOWED_HOSTS: "gpu.lab:8000, https://x.lab" }, 'VERDICT_JUDGE_ALLOWED_HOSTS entry "https://x.lab" is not a host or host:port'],
+    [
+      { VERDICT_RUNNER_ALLOWED_DESTINATIONS: "wiki.lab" },
+      'VERDICT_RUNNER_ALLOWED_DESTINATIONS "wiki.lab" is not a host:port (a port is required, no wildcards)',
+    ],
   ])("%j", (env, message) => {
     expect(problems(env as Record<string, string>)).toEqual([expect.stringContaining(message)]);
     expect(() => loadConfig(env as Record<string, string>)).toThrow(message);
