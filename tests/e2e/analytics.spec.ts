@@ -3,7 +3,7 @@
  * every view opens, shows the numbers the API returns for the same filters, links figures to the trajectories
  * behind them, exports CSV, and is captured at two viewport sizes into test-results/screens/ for a look.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./reused-page";
 import fs from "node:fs";
 import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 import { cleanAnalytics, seedAnalytics } from "./scripts";

@@ -5,7 +5,7 @@
  * disagreement lead to the page; a blind annotator reaches neither agent names nor verdicts through it; four
  * columns stay readable at 1280×800, 1440×900 and 1920×1080. Screenshots go to test-results/screens/.
  */
-import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "./reused-page";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";

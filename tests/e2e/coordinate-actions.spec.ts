@@ -4,7 +4,7 @@
  * stage's width and scrolls to the action instead of shrinking to a sliver; at 1280×800, 1440×900 and 1920×1080.
  * WebJudge's key points show in the evaluations panel.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./reused-page";
 import { loadFixtures } from "./fixtures";
 import { DESKTOP_SIZES, expectCleanLayout, screenshotAt } from "./layout";
 

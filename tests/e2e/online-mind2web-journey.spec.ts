@@ -6,7 +6,7 @@
  * on the QA page, from the keyboard; a plain annotator cannot open that page; the researcher exports
  * human_label.json and the file holds the QA reviewer's 0/1/2 label for that task.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { loadFixtures } from "./fixtures";
 import { apiAs, trpc } from "./api";

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./reused-page";
 import { expectChildrenApart, expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 import { loadFixtures, trajectoryId } from "./fixtures";
 import { runScriptJson } from "./scripts";

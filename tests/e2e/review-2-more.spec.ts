@@ -7,7 +7,7 @@
  * fields, changes passwords in the row and asks before deactivating (#20); the home page offers next steps (#22); the
  * evaluations panel says an item is disputed and links to its adjudication (#25).
  */
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "./reused-page";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
