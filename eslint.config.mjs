@@ -268,6 +268,65 @@ export const LONG_FUNCTIONS_TO_SPLIT = {};
  */
 const ENVIRONMENT_READERS = ["server/config.ts", "server/context.ts", "scripts/**", "instrumentation.ts", "proxy.ts"];
 
+/** A settings name as the environment spells it: capitals, digits and "_" (PORT, VERDICT_DEBUG). */
+const SETTING_NAME = /^[A-Z][A-Z0-9_]+$/;
+
+/** `env`, `rawEnv`, `childEnv`, `environment`, or any `….env` (process.env, io.env, opts.env, deps.env). */
+function isEnvironment(node) {
+  if (node.type === "Identifier") return /(^|[a-z_])(env|environment)$/i.test(node.name);
+  return node.type === "MemberExpression" && !node.computed && node.property.type === "Identifier" && node.property.name === "env";
+}
+
+/** The name a member expression reads when it is written out (env.X, env["X"], env[`X`]); null for a computed key. */
+function literalKey(member) {
+  if (!member.computed) return member.property.type === "Identifier" ? member.property.name : null;
+  const key = member.property;
+  if (key.type === "Literal" && typeof key.value === "string") return key.value;
+  if (key.type === "TemplateLiteral" && key.expressions.length === 0) return key.quasis[0].value.cooked;
+  return null;
+}
+
+/**
+ * Settings are read by name in the configuration only (issue 34: typed configuration passed down): everywhere else a
+ * setting arrives typed, from the AppContext's config or a function of server/config.ts (judgeSettings, demoSitesPort,
+ * runnerAllowedDestinations, cliStackTraces). A read of `env.NAME`, `env["NAME"]` or `const { NAME } = env` outside
+ * ENVIRONMENT_READERS is refused. A lookup by a name someone gave (the variable holding a judge configuration's key,
+ * `--from-env VAR`, the variables passed on to a child process) has a computed key, `env[name]`, and passes.
+ */
+const noEnvironmentSettings = {
+  meta: {
+    type: "problem",
+    messages: {
+      byName:
+        "'{{name}}' is read from the environment by name: declare it in server/config.ts's schema and take its typed value from the configuration (AppContext's config, judgeSettings(), demoSitesPort(), …).",
+    },
+    schema: [],
+  },
+  create(context) {
+    return {
+      MemberExpression(node) {
+        if (!isEnvironment(node.object)) return;
+        const name = literalKey(node);
+        if (name !== null && SETTING_NAME.test(name)) context.report({ node, messageId: "byName", data: { name } });
+      },
+      VariableDeclarator(node) {
+        if (node.id.type !== "ObjectPattern" || !node.init || !isEnvironment(node.init)) return;
+        for (const prop of node.id.properties) {
+          if (prop.type !== "Property") continue;
+          const name = prop.computed
+            ? prop.key.type === "Literal"
+              ? String(prop.key.value)
+              : null
+            : prop.key.type === "Identifier"
+              ? prop.key.name
+              : String(prop.key.value);
+          if (name !== null && SETTING_NAME.test(name)) context.report({ node: prop, messageId: "byName", data: { name } });
+        }
+      },
+    };
+  },
+};
+
 const PRODUCT_CODE = ["app/**/*.ts", "app/**/*.tsx", "server/**/*.ts", "db/**/*.ts", "scripts/**/*.ts", "instrumentation.ts", "proxy.ts"];
 const functionLength = (max) => ["error", { max, skipBlankLines: false, skipComments: false, IIFEs: true }];
 
@@ -284,6 +343,7 @@ export default tseslint.config(
           "layer-imports": layerImports,
           "area-doors": areaDoors,
           "no-import-cycles": noImportCycles,
+          "no-environment-settings": noEnvironmentSettings,
         },
       },
     },
@@ -337,12 +397,14 @@ export default tseslint.config(
     files: PRODUCT_CODE,
     ignores: ENVIRONMENT_READERS,
     rules: {
+      "verdict/no-environment-settings": "error",
       "no-restricted-properties": [
         "error",
         {
           object: "process",
           property: "env",
-          message: "Read settings from the configuration (AppContext's config, or runtimeEnvironment() in server/config.ts), not process.env.",
+          message:
+            "Read settings from the configuration (AppContext's config, judgeSettings() and the other readers of server/config.ts, or runtimeEnvironment() to pass the environment on), not process.env.",
         },
       ],
     },
