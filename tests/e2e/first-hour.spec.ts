@@ -80,6 +80,11 @@ test.describe.serial("the first hour", () => {
       page.on("framenavigated", (f) => {
         if (f === page.mainFrame()) navigations++;
       });
+      const shellsFetched: string[] = [];
+      page.on("request", (r) => {
+        const url = new URL(r.url());
+        if (url.searchParams.has("_rsc")) shellsFetched.push(url.pathname);
+      });
       await page.getByRole("button", { name: "Sign in" }).click();
       await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
       await expect(page).toHaveURL(/\/$/);
@@ -91,6 +96,21 @@ test.describe.serial("the first hour", () => {
       expect(navigations - settled, "navigations once landed").toBe(0);
       await expect(page.getByTestId("signed-in-user")).toHaveText(me.name);
       consoleErrors.expectNone();
+
+      // The top bar prefetches a section when the pointer comes to its link, not on every page view (Rules: a
+      // section the overview itself does not link to).
+      const main = page.getByRole("navigation", { name: "Main" });
+      expect(shellsFetched.filter((p) => p === "/rules")).toEqual([]);
+      await main.getByRole("link", { name: "Rules", exact: true }).hover();
+      await expect.poll(() => shellsFetched.filter((p) => p === "/rules").length).toBeGreaterThan(0);
+      await main.getByRole("link", { name: "Rules", exact: true }).click();
+      await expect(page).toHaveURL(/\/rules$/);
+
+      // Sign out (the button loads the sign-in client on the click): back to sign-in, and the session is gone.
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await expect(page).toHaveURL(/\/sign-in$/);
+      await page.goto("/trajectories");
+      await expect(page).toHaveURL(/\/sign-in/);
     });
   });
 
