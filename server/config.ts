@@ -697,6 +697,11 @@ export function demoSitesPort(env: Readonly<Record<string, string | undefined>> 
   return readEnvironment(env).VERDICT_DEMO_PORT;
 }
 
+/** VERDICT_DEMO_SITES_DIR: where the demo sites' files are when the server is bundled away from them; undefined when unset. */
+export function demoSitesDir(env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+  return readEnvironment(env).VERDICT_DEMO_SITES_DIR;
+}
+
 export function importLimitsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): ImportLimits {
   return importLimitsOf(readEnvironment(env));
 }

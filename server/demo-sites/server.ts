@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { DEMO_SITES_DEFAULT_PORT, readEnvironment } from "../config";
+import { DEMO_SITES_DEFAULT_PORT, demoSitesDir } from "../config";
 import { escapeHtml, htmlDocument } from "../domain/html";
 
 export { DEMO_SITES_DEFAULT_PORT };
@@ -64,7 +64,7 @@ const TYPES: Record<string, string> = {
 /** Finds public/ next to this file, or under the working directory when bundled elsewhere. */
 export function demoSitesRoot(): string {
   const candidates = [
-    readEnvironment().VERDICT_DEMO_SITES_DIR,
+    demoSitesDir(),
     path.join(path.dirname(fileURLToPath(import.meta.url)), "public"),
     path.join(process.cwd(), "server", "demo-sites", "public"),
   ].filter((p): p is string => !!p);

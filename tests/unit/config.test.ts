@@ -5,7 +5,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, ENV_TABLE_END, ENV_TABLE_START, ENVIRONMENT_VARIABLES, environmentTableMarkdown, loadConfig, readEnvironment } from "../../server/config";
+import {
+  ConfigError,
+  demoSitesDir,
+  ENV_TABLE_END,
+  ENV_TABLE_START,
+  ENVIRONMENT_VARIABLES,
+  environmentTableMarkdown,
+  loadConfig,
+  readEnvironment,
+} from "../../server/config";
 
 const S3 = {
   VERDICT_S3_ENDPOINT: "http://minio:9000",
@@ -77,6 +86,7 @@ describe("configuration defaults", () => {
     expect(loadConfig({ NEXT_RUNTIME: "nodejs" }).busyTimeoutMs).toBe(250);
     expect(loadConfig({}).busyTimeoutMs).toBeUndefined();
     expect(loadConfig({ VERDICT_DB: " :memory: " }).dbPath).toBe(":memory:");
+    expect([demoSitesDir({ VERDICT_DEMO_SITES_DIR: " /opt/verdict/demo-sites " }), demoSitesDir({})]).toEqual(["/opt/verdict/demo-sites", undefined]);
   });
 
   it("blank values count as unset", () => {
