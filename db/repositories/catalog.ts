@@ -4,6 +4,7 @@
  */
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { first, rowBy, tablesOf, type Db } from "../database";
+import { withTask } from "./trajectory-joins";
 import type { agentRuns as agentRunsTable, AgentRunRow, TaskRow, TaskSetRow, tasks as tasksTable } from "../schema/index";
 
 export type TaskValues = Omit<typeof tasksTable.$inferInsert, "id" | "taskSetId" | "createdAt">;
@@ -275,10 +276,7 @@ export async function listRunSummaries(db: Db) {
     .orderBy(desc(agentRuns.createdAt), desc(agentRuns.id));
   // The task sets each run touched, in name order, joined in JavaScript: the engines' string aggregates do not
   // promise an order.
-  const setsQuery = db
-    .selectDistinct({ runId: trajectories.runId, name: taskSets.name })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+  const setsQuery = withTask(db, db.selectDistinct({ runId: trajectories.runId, name: taskSets.name }).from(trajectories).$dynamic())
     .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
     .orderBy(trajectories.runId, taskSets.name);
   const [runs, sets] = await Promise.all([runsQuery, setsQuery]);

@@ -9,7 +9,7 @@ import * as staticTables from "../schema/index";
 import type { StepRow, steps as stepsTable } from "../schema/index";
 import { annotatorTrajectoryIdsSql, browsableByIdSql } from "./access/blind-rule";
 import { ranksByRelevance, searchConditions, searchRelevanceTable, type ScopedSearch } from "./search";
-import { withTaskAndRun, withTaskSetAndRun } from "./trajectory-joins";
+import { withTask, withTaskAndRun, withTaskSetAndRun } from "./trajectory-joins";
 import { triageConditions, triageSortKey, type TriageFilter } from "./triage";
 
 export type StepValues = Omit<typeof stepsTable.$inferInsert, "id" | "trajectoryId">;
@@ -635,10 +635,7 @@ export async function listTrajectoriesPage(
   let idQuery: PromiseLike<{ id: number }[]>;
   if (sort === "task" || sort === "site") {
     const col = sort === "task" ? tasks.externalId : tasks.site;
-    idQuery = db
-      .select({ id: trajectories.id })
-      .from(trajectories)
-      .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    idQuery = withTask(db, db.select({ id: trajectories.id }).from(trajectories).$dynamic())
       .where(where)
       // Tasks without a site sort as SQLite always sorted them: first when ascending, last when descending.
       .orderBy(sql`${col} ${sql.raw(page.dir === "asc" ? "asc nulls first" : "desc nulls last")}`, desc(trajectories.id))

@@ -58,8 +58,11 @@ describeEachBackend("catalogue read models", (backend) => {
 
   it("searches task text whatever its case, and reports figures as numbers", async () => {
     const a = await seedLongTrajectory(ctx.db, { steps: 3, externalTaskId: "Shop--1", runName: "alpha", model: "m-a" });
-    await seedLongTrajectory(ctx.db, { steps: 5, externalTaskId: "Shop--2", runName: "alpha", model: "m-a" });
-    await seedLongTrajectory(ctx.db, { steps: 4, externalTaskId: "Shop--3", runName: "beta", model: "m-b" });
+    const b = await seedLongTrajectory(ctx.db, { steps: 5, externalTaskId: "Shop--2", runName: "alpha", model: "m-a" });
+    const c = await seedLongTrajectory(ctx.db, { steps: 4, externalTaskId: "Shop--3", runName: "beta", model: "m-b" });
+    // Sorting by the task's id reads the task beside each trajectory.
+    expect((await listTrajectoryPage(ctx.db, page({ sort: "task", dir: "desc" }))).rows.map((r) => r.id)).toEqual([c, b, a]);
+    expect((await listTrajectoryPage(ctx.db, page({ sort: "task", dir: "asc" }))).rows.map((r) => r.id)).toEqual([a, b, c]);
     const found = await listTrajectoryPage(ctx.db, page({ q: "FIND THE PRODUCT (3 STEPS)" }));
     expect(found.rows.map((r) => r.id)).toEqual([a]);
     expect(found).toMatchObject({ total: 1, all: 3 });

@@ -10,7 +10,7 @@ import type { CampaignItemRow, CampaignRow } from "../../schema/index";
 import type { annotationCampaigns } from "../../schema/index";
 import type { ItemState } from "../../../server/domain/annotation/label-schema";
 import { executePrepared } from "../prepared";
-import { withTaskAndRun, withTaskSetAndRun } from "../trajectory-joins";
+import { withItemTrajectory, withTaskAndRun, withTaskSetAndRun } from "../trajectory-joins";
 
 const CHUNK = 500;
 const P = sql.placeholder;
@@ -217,11 +217,9 @@ export async function lockItemForLabel(db: Db, campaignId: number, trajectoryId:
     () =>
       lockedOnPostgres(
         db,
-        db
-          .select({ item: campaignItems, stepCount: trajectories.stepCount })
-          .from(campaignItems)
-          .innerJoin(trajectories, eq(trajectories.id, campaignItems.trajectoryId))
-          .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.trajectoryId, P("trajectoryId")))),
+        withItemTrajectory(db, db.select({ item: campaignItems, stepCount: trajectories.stepCount }).from(campaignItems).$dynamic()).where(
+          and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.trajectoryId, P("trajectoryId"))),
+        ),
         campaignItems,
       ),
     { campaignId, trajectoryId },
@@ -303,23 +301,25 @@ export async function listItemsInStates(
   const [rows, total] = await Promise.all([
     withTaskAndRun(
       db,
-      db
-        .select({
-          itemId: campaignItems.id,
-          trajectoryId: campaignItems.trajectoryId,
-          state: campaignItems.state,
-          itemNo: campaignItems.itemNo,
-          qaReviewedAt: campaignItems.qaReviewedAt,
-          externalTaskId: tasks.externalId,
-          site: tasks.site,
-          intent: tasks.intent,
-          runName: agentRuns.name,
-          model: agentRuns.model,
-          stepCount: trajectories.stepCount,
-        })
-        .from(campaignItems)
-        .innerJoin(trajectories, eq(trajectories.id, campaignItems.trajectoryId))
-        .$dynamic(),
+      withItemTrajectory(
+        db,
+        db
+          .select({
+            itemId: campaignItems.id,
+            trajectoryId: campaignItems.trajectoryId,
+            state: campaignItems.state,
+            itemNo: campaignItems.itemNo,
+            qaReviewedAt: campaignItems.qaReviewedAt,
+            externalTaskId: tasks.externalId,
+            site: tasks.site,
+            intent: tasks.intent,
+            runName: agentRuns.name,
+            model: agentRuns.model,
+            stepCount: trajectories.stepCount,
+          })
+          .from(campaignItems)
+          .$dynamic(),
+      ),
     )
       .where(where)
       .orderBy(...(disputedFirst ? [sql`case when ${campaignItems.state} = 'disputed' then 0 else 1 end`] : []), asc(campaignItems.id))

@@ -9,6 +9,7 @@ import type { LabelVerdict } from "../../../server/domain/annotation/label-schem
 import type { LabelAnswers } from "../../../server/domain/annotation/questions";
 import type { GoldItemRow } from "../../schema/index";
 import { userAnnotatorKey } from "./campaigns";
+import { withItemTrajectory, withTask } from "../trajectory-joins";
 
 /** (item id XOR salt) × 2654435761 mod 2³², the annotator's shuffled order (as in nextCandidates). */
 const order = (salt: number) => sql`((((ci.id | ${salt}) - (ci.id & ${salt})) * 2654435761) % 4294967296)`;
@@ -75,13 +76,18 @@ export async function isGoldItem(db: Db, itemId: number): Promise<boolean> {
 
 /** A campaign's gold items with their trajectory and item number, in item order. */
 export async function goldItemsOfCampaign(db: Db, campaignId: number) {
-  const { goldItems, campaignItems, trajectories, tasks } = tablesOf(db);
-  const rows = await db
-    .select({ gold: goldItems, trajectoryId: campaignItems.trajectoryId, itemNo: campaignItems.itemNo, taskId: tasks.externalId, intent: tasks.intent })
-    .from(goldItems)
-    .innerJoin(campaignItems, eq(campaignItems.id, goldItems.itemId))
-    .innerJoin(trajectories, eq(trajectories.id, campaignItems.trajectoryId))
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+  const { goldItems, campaignItems, tasks } = tablesOf(db);
+  const rows = await withTask(
+    db,
+    withItemTrajectory(
+      db,
+      db
+        .select({ gold: goldItems, trajectoryId: campaignItems.trajectoryId, itemNo: campaignItems.itemNo, taskId: tasks.externalId, intent: tasks.intent })
+        .from(goldItems)
+        .innerJoin(campaignItems, eq(campaignItems.id, goldItems.itemId))
+        .$dynamic(),
+    ),
+  )
     .where(eq(goldItems.campaignId, campaignId))
     .orderBy(asc(campaignItems.itemNo), asc(goldItems.itemId));
   return rows.map((r) => ({ ...r.gold, trajectoryId: r.trajectoryId, itemNo: r.itemNo ?? 0, taskId: r.taskId, intent: r.intent }));

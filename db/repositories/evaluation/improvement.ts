@@ -7,6 +7,7 @@ import { and, asc, count, desc, eq, inArray, max } from "drizzle-orm";
 import type { SelectedFields } from "drizzle-orm/sqlite-core";
 import { insertReturningId, first, rowBy, tablesOf, updateBy, type Db } from "../../database";
 import { batchProgressColumns } from "./verdicts";
+import { withItemTrajectory, withTask } from "../trajectory-joins";
 import type { judgeAlignments, judgePromptVersions, judgeStressTests, JudgeAlignmentRow, JudgePromptVersionRow, JudgeStressTestRow } from "../../schema/index";
 
 // ---- alignment studies ----
@@ -171,7 +172,7 @@ export async function listStressTests(db: Db, limit = 100) {
  */
 export async function campaignItemsWithLabels(db: Db, campaignId: number) {
   const { campaignItems, consolidatedLabels, trajectories, tasks } = tablesOf(db);
-  return db
+  const items = db
     .select({
       trajectoryId: campaignItems.trajectoryId,
       itemNo: campaignItems.itemNo,
@@ -184,8 +185,8 @@ export async function campaignItemsWithLabels(db: Db, campaignId: number) {
       reason: consolidatedLabels.reason,
     })
     .from(campaignItems)
-    .innerJoin(trajectories, eq(trajectories.id, campaignItems.trajectoryId))
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .$dynamic();
+  return withTask(db, withItemTrajectory(db, items))
     .leftJoin(consolidatedLabels, eq(consolidatedLabels.itemId, campaignItems.id))
     .where(eq(campaignItems.campaignId, campaignId))
     .orderBy(asc(campaignItems.trajectoryId));
