@@ -251,6 +251,44 @@ test.describe("analytics", () => {
     await expect(page.locator('[data-stat="alpha"] [data-value]')).toHaveText(coef(h.verdict.alpha.alpha));
   });
 
+  test("annotator quality draws each annotator's drift, time and categories from the API's figures", async ({ page }) => {
+    type Quality = {
+      annotators: {
+        name: string;
+        drift: { n: number; rate: number }[];
+        time: { histogram: { label: string; count: number }[] };
+        categories: { rows: { category: string; own: number; pooled: number }[] };
+      }[];
+    };
+    const q = await query<Quality>(page.request, "quality.annotators", { campaignId: seeded.campaignId, model: "majority", tooFastMs: 10_000, window: 20 });
+    expect(q.annotators.length).toBeGreaterThan(1);
+    await page.goto(`/analytics/humans/annotators?campaign=${seeded.campaignId}`);
+    const whole = (v: number) => `${Math.round(v * 100)}%`;
+    for (const a of q.annotators) {
+      const panel = page.locator(`section[data-annotator="${a.name}"]`);
+      expect(a.drift.length, `${a.name} has labels on items with a consensus`).toBeGreaterThan(0);
+      const last = a.drift[a.drift.length - 1]!;
+      await expect(panel.locator('[data-chart="drift"] polyline')).toHaveCount(1);
+      await expect(panel.locator('[data-chart="drift"] title').last()).toHaveText(`label ${last.n}: ${whole(last.rate)} agreement`);
+      await expect(panel.locator('[data-chart="drift"] title')).toHaveCount(a.drift.length);
+      for (const bin of a.time.histogram) await expect(panel.locator(`[data-chart="time"] [title^="${bin.label}: "]`)).toContainText(String(bin.count));
+      for (const c of a.categories.rows)
+        await expect(panel.locator(`[data-chart="categories"] [title^="${c.category}: "]`)).toHaveAttribute(
+          "title",
+          `${c.category}: ${a.name} ${whole(c.own)}, everyone ${whole(c.pooled)}`,
+        );
+    }
+    const first = page.locator(`section[data-annotator="${q.annotators[0]!.name}"]`);
+    await first.scrollIntoViewIfNeeded();
+    for (const size of VIEWPORTS) {
+      await resizeTo(page, size);
+      await first.scrollIntoViewIfNeeded();
+      await expectCleanLayout(page, [first]);
+      await screenshotAt(page, "analytics-annotators", size);
+    }
+    await resizeTo(page, VIEWPORTS[0]);
+  });
+
   test("error analysis shows the category distribution and first failing steps", async ({ page }) => {
     const e = await query<{ failures: number; overall: { category: string | null; count: number }[] }>(page.request, "analytics.errors", {
       campaignId: seeded.campaignId,
@@ -286,7 +324,8 @@ test.describe("analytics", () => {
     for (const address of pages) {
       await page.goto(address);
       await expect(page.locator("main h1").first()).toBeVisible();
-      await expect(page.locator("main .recharts-surface").first()).toBeVisible();
+      // recharts' charts, or the annotator panels' charts drawn on the server (data-chart).
+      await expect(page.locator("main :is(.recharts-surface, [data-chart])").first()).toBeVisible();
       await page.waitForLoadState("networkidle");
     }
     expect(calls).toEqual([]);
