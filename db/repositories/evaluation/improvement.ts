@@ -172,21 +172,26 @@ export async function listStressTests(db: Db, limit = 100) {
  */
 export async function campaignItemsWithLabels(db: Db, campaignId: number) {
   const { campaignItems, consolidatedLabels, trajectories, tasks } = tablesOf(db);
-  const items = db
-    .select({
-      trajectoryId: campaignItems.trajectoryId,
-      itemNo: campaignItems.itemNo,
-      taskId: tasks.id,
-      taskExternalId: tasks.externalId,
-      intent: tasks.intent,
-      site: tasks.site,
-      finalAnswer: trajectories.finalAnswer,
-      verdict: consolidatedLabels.verdict,
-      reason: consolidatedLabels.reason,
-    })
-    .from(campaignItems)
-    .$dynamic();
-  return withTask(db, withItemTrajectory(db, items))
+  return withTask(
+    db,
+    withItemTrajectory(
+      db,
+      db
+        .select({
+          trajectoryId: campaignItems.trajectoryId,
+          itemNo: campaignItems.itemNo,
+          taskId: tasks.id,
+          taskExternalId: tasks.externalId,
+          intent: tasks.intent,
+          site: tasks.site,
+          finalAnswer: trajectories.finalAnswer,
+          verdict: consolidatedLabels.verdict,
+          reason: consolidatedLabels.reason,
+        })
+        .from(campaignItems)
+        .$dynamic(),
+    ),
+  )
     .leftJoin(consolidatedLabels, eq(consolidatedLabels.itemId, campaignItems.id))
     .where(eq(campaignItems.campaignId, campaignId))
     .orderBy(asc(campaignItems.trajectoryId));
