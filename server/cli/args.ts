@@ -19,7 +19,11 @@ export interface ParsedArgs {
   repeated: Map<string, string[]>;
 }
 
-export function parseArgs(argv: string[], spec: { valueFlags?: string[]; boolFlags?: string[] }): ParsedArgs {
+/**
+ * Reads `argv` by the command's spec. A command that takes no positional arguments says `noPositionals: true`, and
+ * any it is given are refused here, named, instead of each command checking for them.
+ */
+export function parseArgs(argv: string[], spec: { valueFlags?: string[]; boolFlags?: string[]; noPositionals?: boolean }): ParsedArgs {
   const valueFlags = new Set(spec.valueFlags ?? []);
   const boolFlags = new Set(spec.boolFlags ?? []);
   const positionals: string[] = [];
@@ -49,6 +53,7 @@ export function parseArgs(argv: string[], spec: { valueFlags?: string[]; boolFla
       throw new UsageError(`unknown option --${name}`);
     }
   }
+  if (spec.noPositionals && positionals.length) throw new UsageError(`unexpected arguments: ${positionals.join(" ")}`);
   return { positionals, flags, repeated };
 }
 

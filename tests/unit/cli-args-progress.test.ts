@@ -13,6 +13,23 @@ describe("CLI arguments", () => {
   });
 });
 
+describe("CLI arguments of a command that takes no positionals", () => {
+  it("refuses positionals, naming them, and reads the flags otherwise", () => {
+    const spec = { valueFlags: ["as"], boolFlags: ["json"], noPositionals: true };
+    expect(() => parseArgs(["extra", "--json", "more"], spec)).toThrow(new UsageError("unexpected arguments: extra more"));
+    expect(() => parseArgs(["--json", "--", "--as"], spec)).toThrow(new UsageError("unexpected arguments: --as"));
+    expect(parseArgs(["--as", "a@b.c", "--json"], spec)).toMatchObject({
+      positionals: [],
+      flags: new Map<string, string | true>([
+        ["as", "a@b.c"],
+        ["json", true],
+      ]),
+    });
+    // Without the option the positionals are the command's to read.
+    expect(parseArgs(["extra"], { boolFlags: ["json"] }).positionals).toEqual(["extra"]);
+  });
+});
+
 describe("progress bar", () => {
   const io = (interactive: boolean): CliIO => ({ stdout: vi.fn(), stderr: vi.fn(), interactive, env: {} as NodeJS.ProcessEnv });
 

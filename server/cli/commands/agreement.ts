@@ -221,8 +221,7 @@ function statsJson(s: AgreementStats): Record<string, unknown> {
 }
 
 async function runJudges(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valueFlags: ["campaign", "reference", "by", "unparseable"], boolFlags: ["json"] });
-  if (args.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
+  const args = parseArgs(argv, { valueFlags: ["campaign", "reference", "by", "unparseable"], boolFlags: ["json"], noPositionals: true });
   const campaignText = flagString(args, "campaign");
   if (campaignText === undefined) throw new UsageError("--campaign ID is required: the campaign whose labels are the human reference");
   if (!/^\d{1,9}$/.test(campaignText) || Number(campaignText) < 1)

@@ -4,7 +4,7 @@
  */
 import { getAppContext } from "../../context";
 import { dedupeTrajectories, type DedupeReport } from "../../services/imports";
-import { flagBool, parseArgs, UsageError } from "../args";
+import { flagBool, parseArgs } from "../args";
 import { actorFromArgs } from "../label-args";
 import { formatTable } from "../table";
 import type { CliCommand } from "../types";
@@ -41,8 +41,7 @@ export const dedupeCommand: CliCommand = {
   summary: "merge trajectories stored more than once by earlier imports, keeping every label and verdict (--dry-run)",
   usage: "npm run cli -- dedupe [--dry-run] [--as <admin email>] [--json]",
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["as"], boolFlags: ["dry-run", "json"] });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const args = parseArgs(argv, { valueFlags: ["as"], boolFlags: ["dry-run", "json"], noPositionals: true });
     const app = getAppContext(io.env);
     const report = await dedupeTrajectories(app.db, await actorFromArgs(app, args), { dryRun: flagBool(args, "dry-run") });
     io.stdout(flagBool(args, "json") ? JSON.stringify(report) + "\n" : describe(report));

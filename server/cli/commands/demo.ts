@@ -30,8 +30,7 @@ export const demoCommand: CliCommand = {
   summary: "record the demo trajectories on the bundled demo sites (real Chromium) and import them",
   usage: "npm run cli -- demo [--force] [--port N] [--json]",
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["port"], boolFlags: ["json", "force"] });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const args = parseArgs(argv, { valueFlags: ["port"], boolFlags: ["json", "force"], noPositionals: true });
     const port = portFrom(flagString(args, "port"), io);
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
@@ -93,8 +92,7 @@ export const demoSitesCommand: CliCommand = {
   summary: "serve the bundled demo sites on 127.0.0.1 until interrupted",
   usage: `npm run cli -- demo-sites [--port N]   (default ${DEMO_SITES_DEFAULT_PORT}; 0 picks a free port)`,
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["port"], boolFlags: [] });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const args = parseArgs(argv, { valueFlags: ["port"], boolFlags: [], noPositionals: true });
     const server = await startDemoSites({ port: portFrom(flagString(args, "port"), io) });
     io.stderr(`Demo sites at ${server.baseUrl}/ (Ctrl-C to stop)\n`);
     for (const s of DEMO_SITES) io.stderr(`  ${(server.baseUrl + s.path).padEnd(34)} ${s.name}: ${s.description}\n`);

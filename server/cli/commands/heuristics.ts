@@ -5,7 +5,7 @@
 import { getAppContext } from "../../context";
 import { HEURISTIC_EVALUATORS } from "../../domain/evaluation/heuristics/index";
 import { evaluateHeuristicVerdicts } from "../../services/evaluation";
-import { UsageError, flagBool, parseArgs } from "../args";
+import { flagBool, parseArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand } from "../types";
 import { selection } from "./judge";
@@ -17,8 +17,7 @@ export const heuristicsCommand: CliCommand = {
     "npm run cli -- heuristics (--run ID | --ids 1,2 | --all) [--force] [--json]\n" +
     `  Evaluators: ${HEURISTIC_EVALUATORS.map((h) => h.key).join(", ")}. Stored verdicts are kept unless --force.`,
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["run", "ids"], boolFlags: ["all", "force", "json"] });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const args = parseArgs(argv, { valueFlags: ["run", "ids"], boolFlags: ["all", "force", "json"], noPositionals: true });
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
     const { ids } = await selection(args, ctx.db);

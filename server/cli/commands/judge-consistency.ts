@@ -4,7 +4,7 @@
  */
 import { getAppContext } from "../../context";
 import { judgeRunConsistencies } from "../../services/analytics";
-import { flagBool, flagString, parseArgs, UsageError } from "../args";
+import { flagBool, flagString, parseArgs } from "../args";
 import { formatTable } from "../table";
 import type { CliCommand } from "../types";
 
@@ -16,8 +16,7 @@ export const judgeConsistencyCommand: CliCommand = {
   summary: "run-to-run consistency of judges stored with several runs (flip rate, κ between runs)",
   usage: "npm run cli -- judge-consistency [--evaluator KEY] [--json]",
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["evaluator"], boolFlags: ["json"] });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const args = parseArgs(argv, { valueFlags: ["evaluator"], boolFlags: ["json"], noPositionals: true });
     const ctx = getAppContext(io.env);
     const views = await judgeRunConsistencies(ctx.db, flagString(args, "evaluator"));
     if (flagBool(args, "json")) {

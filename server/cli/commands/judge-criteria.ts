@@ -45,8 +45,7 @@ export const judgeCriteriaCommand: CliCommand = {
   summary: "a key-point or rubric judge's criteria against a campaign's labels, and its unverifiable citations",
   usage: "npm run cli -- judge-criteria --config <name|id> --campaign <name|id> --k <k> [--json]",
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["config", "campaign", "k"], boolFlags: ["json"] });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const args = parseArgs(argv, { valueFlags: ["config", "campaign", "k"], boolFlags: ["json"], noPositionals: true });
     const config = flagString(args, "config");
     const campaign = flagString(args, "campaign");
     const kText = flagString(args, "k");

@@ -204,8 +204,8 @@ export const judgeCommand: CliCommand = {
     const args = parseArgs(argv, {
       valueFlags: ["config", "k", "run", "ids", "concurrency", "samples", "resume"],
       boolFlags: ["all", "force", "dry-run", "json"],
+      noPositionals: true,
     });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
     const resume = resumeIdFlag(args, "batch");
@@ -417,8 +417,7 @@ export const evaluateRulesCommand: CliCommand = {
   usage:
     "npm run cli -- evaluate-rules (--run ID | --ids 1,2 | --all) [--fuzzy-config NAME] [--site-urls REDDIT=http://host:9999,SHOPPING=…] [--force] [--json]",
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["run", "ids", "fuzzy-config", "site-urls"], boolFlags: ["all", "force", "json"] });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const args = parseArgs(argv, { valueFlags: ["run", "ids", "fuzzy-config", "site-urls"], boolFlags: ["all", "force", "json"], noPositionals: true });
     const ctx = getAppContext(io.env);
     const { ids } = await selection(args, ctx.db);
     const siteUrls: Record<string, string> = {};

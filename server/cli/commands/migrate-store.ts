@@ -30,8 +30,7 @@ export const migrateStoreCommand: CliCommand = {
     "Afterwards, set VERDICT_DATABASE_URL to the same URL and restart the web server and workers: they then serve from PostgreSQL.",
   ].join("\n"),
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["to"], boolFlags: ["json", "files-to-bucket"] });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const args = parseArgs(argv, { valueFlags: ["to"], boolFlags: ["json", "files-to-bucket"], noPositionals: true });
     const to = flagString(args, "to");
     if (!to) throw new UsageError("--to postgres://… is required (the PostgreSQL database to copy into)");
     if (!/^postgres(ql)?:\/\//i.test(to.trim()))

@@ -58,8 +58,8 @@ export const reportCommand: CliCommand = {
     const args = parseArgs(argv, {
       valueFlags: ["out", "filter", "run", "set", "site", "search", "ids", "sample", "seed", "labels", "judges", "title", "as"],
       boolFlags: ["names", "no-agreement", "json"],
+      noPositionals: true,
     });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
     const out = flagString(args, "out");
     if (!out) throw new UsageError("--out <folder|file.zip> is required");
     const ctx = getAppContext(io.env);

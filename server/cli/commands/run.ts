@@ -259,8 +259,8 @@ export const runCommand: CliCommand = {
         "host-concurrency",
       ],
       boolFlags: ["json", "allow-private", "allow-downloads", "detach", "no-har", "no-blocking-check"],
+      noPositionals: true,
     });
-    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
     const tasksFlag = flagString(args, "tasks");
     const policyFlag = flagString(args, "policy");
     if (!tasksFlag) throw new UsageError("--tasks is required");

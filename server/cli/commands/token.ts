@@ -27,9 +27,8 @@ export const tokenCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const [sub, ...rest] = argv;
-    const args = parseArgs(rest, { valueFlags: ["email", "name", "scope", "days", "id"], boolFlags: ["json"] });
+    const args = parseArgs(rest, { valueFlags: ["email", "name", "scope", "days", "id"], boolFlags: ["json"], noPositionals: true });
     const json = flagBool(args, "json");
-    if (args.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const app = getAppContext(io.env);
     const owner = async () => {
       const email = requiredFlag(args, "email");

@@ -25,9 +25,8 @@ export const userCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const [sub, ...rest] = argv;
-    const args = parseArgs(rest, { valueFlags: ["email", "name", "role", "password"], boolFlags: ["json"] });
+    const args = parseArgs(rest, { valueFlags: ["email", "name", "role", "password"], boolFlags: ["json"], noPositionals: true });
     const json = flagBool(args, "json");
-    if (args.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const app = getAppContext(io.env);
 
     switch (sub) {
