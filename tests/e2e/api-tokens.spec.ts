@@ -3,7 +3,7 @@
  * the top bar, makes a token (shown once), a script without cookies reads the API with it, the list shows its
  * last use, and after revoking it the API refuses the same token.
  */
-import { expect, request, test } from "@playwright/test";
+import { expect, request, test } from "./reused-page";
 import { screenshotsAtDesktopSizes } from "./layout";
 
 test.describe("API tokens on the account page", () => {

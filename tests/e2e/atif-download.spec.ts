@@ -3,7 +3,7 @@
  * screenshots it references; annotators get no link and the route refuses them.
  */
 import fs from "node:fs";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import yauzl from "yauzl";
 import { storageStateOf } from "./accounts";
 import { trajectoryId } from "./fixtures";

@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { expect, request, test, type Page } from "@playwright/test";
+import { expect, request, test, type Page } from "./reused-page";
 import yazl from "yazl";
 import { startFakeOpenAI } from "../helpers/fake-openai";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";

@@ -4,7 +4,7 @@
  * annotator asking for verdicts read as messages, not error pages. The WebVoyager fixture's ShopSite--0 thinks
  * "I want to read the reviews to confirm the rating." at step 4.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 

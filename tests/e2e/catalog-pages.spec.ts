@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 
 test.describe("task sets, runs and tasks", () => {

@@ -11,7 +11,7 @@
  * - every live trajectory's bundle ends up in the bucket, none in the workers' data folder.
  * Readiness is GET /api/health on each server (`{ ok, database: "postgres", storage: "s3" }`).
  */
-import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "./reused-page";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";

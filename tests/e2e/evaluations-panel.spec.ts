@@ -5,7 +5,7 @@
  * `e` toggles the panel; nothing scrolls sideways at 1280×800, 1440×900 and 1920×1080. A blind annotator gets
  * only the message that evaluations are hidden. Screenshots go to test-results/screens/.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { trajectoryId } from "./fixtures";
 import { expectChildrenApart, expectCleanLayout, resizeTo, screenshotAt } from "./layout";

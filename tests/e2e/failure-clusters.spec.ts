@@ -4,7 +4,7 @@
  * API gives it, names one, merges two, opens one as a list slice; a slice without failures shows the empty state;
  * annotators get the 403 page. Captured at the three desktop sizes into test-results/screens/.
  */
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { screenshotsAtDesktopSizes } from "./layout";
 import { cleanAnalytics, seedAnalytics } from "./scripts";

@@ -4,7 +4,7 @@
  * and says beside each field what is missing; a gold failure is then kept with its failure point. The player marks
  * gold too (the failure point starting on the step on screen), and the trajectory list opens it for one picked row.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { apiAs, trpc } from "./api";
 import { loadFixtures } from "./fixtures";

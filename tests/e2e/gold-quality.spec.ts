@@ -3,7 +3,7 @@
  * gold into every queue; both annotators are handed it first, one answers right and one wrong, neither page says
  * it is gold; the annotator quality page and the campaign page show each one's accuracy on gold.
  */
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { loadFixtures } from "./fixtures";
 import { apiAs, trpc } from "./api";

@@ -4,7 +4,7 @@
  * to merge, one left because an annotator labelled both copies, labels moved), merges, and the page then shows only
  * the copy left; researchers are refused. Layout checked at 1280×800, 1440×900 and 1920×1080.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 import { runScriptJson } from "./scripts";

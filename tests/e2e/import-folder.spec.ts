@@ -3,7 +3,7 @@
  * with a directory fills the webkitdirectory picker), every file reaches the server and the import's report is the
  * zip's; picking the same content again, renamed, asks before importing it twice.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import fs from "node:fs";
 import path from "node:path";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";

@@ -6,7 +6,7 @@
  * The e2e server runs with VERDICT_IMPORT_MAX_UPLOAD_MB=4 (tests/playwright.config.ts) so the limit is cheap to
  * reach.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";

@@ -16,7 +16,7 @@
  * (it proposes the "approximately" rule) and D's calibration twin as an example, and runs on the held-out part only
  * (5 calls). Held out, v1: ss B E, sf D, fs A, ff C → κ = 1/6; v2: A → failure and D → success, both now right → κ 1.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./reused-page";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { promptReadingResponder } from "../helpers/fake-judge-model";
 import { storageStateOf } from "./accounts";

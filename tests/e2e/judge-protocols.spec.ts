@@ -6,7 +6,7 @@
  * screenshots go to test-results/screens/. judge-protocols-seed.ts judges the trajectory through the real service
  * against the tests' prompt-reading endpoint.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { trajectoryId } from "./fixtures";
 import { expectCleanLayout, resizeTo, screenshotAt } from "./layout";

@@ -6,7 +6,7 @@
  * and the run page's success rate by evaluator; a slow batch is cancelled and resumed; failed calls are listed
  * with their reasons. Pages are captured at 1280×800, 1440×900 and 1920×1080 into test-results/screens/.
  */
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "./reused-page";
 import { startFakeOpenAI, DEFAULT_REPLY, type FakeOpenAI } from "../helpers/fake-openai";
 import { storageStateOf } from "./accounts";
 import { expectCleanLayout, resizeTo, screenshotAt } from "./layout";

@@ -5,7 +5,7 @@
  * reverts the submit just made, Back and Forward move between the two items, and when someone else takes the item
  * looked ahead to, Submit & next still goes to the item the server handed out (the usual navigation).
  */
-import { expect, test, type APIRequestContext, type Page, type Request, type Response } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page, type Request, type Response } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { apiAs, mutation, query, trpc } from "./api";
 import { loadFixtures } from "./fixtures";

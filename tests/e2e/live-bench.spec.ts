@@ -5,7 +5,7 @@
  * shows the step's Network panel (the site's requests from the HAR) and Prompt panel (the messages sent, the input
  * image as its hash). Screenshots at the three layout sizes.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";

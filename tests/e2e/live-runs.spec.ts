@@ -5,7 +5,7 @@
  * The spec starts its own runner worker (`scripts/worker.ts`) on the e2e database; that worker serves the demo sites
  * on the default demo port and creates the demo task set with start URLs there. The spec runs as the e2e researcher.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./reused-page";
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -4,7 +4,7 @@
  * with its failure point, type and reasoning; two more annotators label the second trajectory (through the API the
  * pages use); the researcher does its QA review, and the campaign page reports the protocol's compliance.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { apiAs, trpc } from "./api";
 import { DESKTOP_SIZES, resizeTo, screenshotsAtDesktopSizes } from "./layout";

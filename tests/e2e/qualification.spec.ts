@@ -5,7 +5,7 @@
  * answers both wrong, is stopped and told whom to ask, and cannot label a real trajectory; the campaign page shows
  * both results. Layout checked and captured at 1280×800, 1440×900 and 1920×1080.
  */
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { apiAs, trpc } from "./api";
 import { loadFixtures } from "./fixtures";

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Page } from "./reused-page";
 import yauzl from "yauzl";
 import { apiAs, mutation, query } from "./api";
 import { loadFixtures, trajectoryId } from "./fixtures";

@@ -3,7 +3,7 @@
  * is withheld, not that none was recorded (#5); the labelling page opens on `?step=` (#15); Human agreement opens
  * on the newest campaign that has labels, not on a newer empty one, and names its label counts (#6).
  */
-import { expect, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "./reused-page";
 import { storageStateOf } from "./accounts";
 import { apiAs, trpc } from "./api";
 import { loadFixtures } from "./fixtures";

@@ -5,7 +5,7 @@
  * an invitation link, replaces a lost one, and puts a refused self-demotion's select back; the labelling page on a
  * tablet held upright (768×1024) keeps its header apart and reaches the label form with one button.
  */
-import { expect, test, type Locator, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "./reused-page";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { storageStateOf } from "./accounts";
 import { apiAs, trpc } from "./api";

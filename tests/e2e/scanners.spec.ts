@@ -5,7 +5,7 @@
  * and report; the scanner's page with precision and recall against those labels; a matched step opened in the
  * player with its marker and matched text; the list's `scanner:` search. Captured at the three desktop sizes.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import { screenshotsAtDesktopSizes } from "./layout";
 import { cleanAnalytics, seedAnalytics } from "./scripts";
 

@@ -3,7 +3,7 @@
  * line per agent run (or site) of the success rate within k steps, its table matching the API, captured at the three
  * desktop sizes into test-results/screens/.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import { screenshotsAtDesktopSizes } from "./layout";
 import { cleanAnalytics, seedAnalytics } from "./scripts";
 import { query } from "./api";

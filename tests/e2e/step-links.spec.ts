@@ -4,7 +4,7 @@
  * region (&region=x,y,w,h) is drawn on the step's screenshot, and copying while it is drawn keeps it. Checked at
  * 1280×800, 1440×900 and 1920×1080.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import { trajectoryId } from "./fixtures";
 import { screenshotsAtDesktopSizes } from "./layout";
 

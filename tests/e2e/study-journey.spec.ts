@@ -6,7 +6,7 @@
  * (and both split by the fork's `lang`), the same figures from `agreement judges`, and the same Fleiss κ from the
  * campaign's own label export fed to `agreement csv`. Pages are captured at 1280×800, 1440×900 and 1920×1080.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import fs from "node:fs";
 import path from "node:path";
 import yazl from "yazl";

@@ -5,7 +5,7 @@
  * the three desktop sizes into test-results/screens/. The flag is cleared again at the end (a `valid` revision), so
  * later specs see every task counted.
  */
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./reused-page";
 import { screenshotsAtDesktopSizes } from "./layout";
 import { cleanAnalytics, seedAnalytics } from "./scripts";
 import { mutation, query } from "./api";
