@@ -149,6 +149,46 @@ describeEachBackend("labelling look-ahead", (backend) => {
     });
   }
 
+  for (const [strategy, gold] of [
+    ["least_covered", false],
+    ["random", false],
+    ["by_site", false],
+    ["by_run", false],
+    ["disputed_first", false],
+    ["least_covered", true],
+  ] as const) {
+    it(`looks ahead from the item shown before the submit that handed it out is stored (${strategy}${gold ? ", gold mixed in" : ""})`, async () => {
+      // The page shows the next item as Submit & next is sent, and asks at once for the item after it, naming the
+      // item whose submit is still on its way: the answer must be what the two submits then hand out, in that order.
+      const ids = await trajectories(8);
+      const ann = await user("Ann", "annotator");
+      const c = await campaign(ids, [ann], 1);
+      if (gold) {
+        for (const t of ids.slice(5)) await markGold(db, researcher, { campaignId: c.id, trajectoryId: t, verdict: "success" });
+        await updateQualitySettings(db, researcher, c.id, { goldRate: 0.5 });
+      }
+      await updateQualitySettings(db, researcher, c.id, { assignmentStrategy: strategy });
+      let on = (await nextItem(db, ann, c.id))!.itemNo;
+      let ahead = (await lookAheadItem(db, ann, c.id, on))?.itemNo ?? null;
+      const seen = [on];
+      while (ahead !== null) {
+        const before = await written();
+        const after = (await lookAheadItem(db, ann, c.id, ahead, {}, [on]))?.itemNo ?? null;
+        expect(await written()).toBe(before);
+        expect(after).not.toBe(on);
+        expect((await submitAndNext(ann, c.id, on)).next?.itemNo ?? null).toBe(ahead);
+        // Asked again once that submit is stored, the same answer.
+        expect((await lookAheadItem(db, ann, c.id, ahead, {}, [on]))?.itemNo ?? null).toBe(after);
+        expect((await lookAheadItem(db, ann, c.id, ahead))?.itemNo ?? null).toBe(after);
+        on = ahead;
+        ahead = after;
+        seen.push(on);
+      }
+      expect((await submitAndNext(ann, c.id, on)).next).toBeNull();
+      expect(new Set(seen).size).toBe(ids.length);
+    });
+  }
+
   it("names the gold item a gold turn hands out, and never the item on screen", async () => {
     const ids = await trajectories(6);
     const ann = await user("Ann", "annotator");
@@ -197,5 +237,6 @@ describeEachBackend("labelling look-ahead", (backend) => {
     const c = await campaign(ids, [ann], 1);
     await expect(lookAheadItem(db, stranger, c.id, 1)).rejects.toThrow(/not an annotator/);
     await expect(lookAheadItem(db, ann, c.id, 99)).rejects.toThrow(/item of campaign/);
+    await expect(lookAheadItem(db, ann, c.id, 1, {}, [99])).rejects.toThrow(/item of campaign/);
   });
 });

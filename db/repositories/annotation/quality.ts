@@ -120,14 +120,21 @@ export async function nextGoldCandidate(
   campaignId: number,
   userId: string,
   salt: number,
-  /** An item left out (a look-ahead from it: its label is about to be stored). */
-  exceptItemId?: number,
+  /** Items left out (a look-ahead from them: their labels are about to be stored). */
+  exceptItemIds: readonly number[] = [],
 ): Promise<{ itemId: number; trajectoryId: number } | undefined> {
   const row = await rawGet<{ itemId: number; trajectoryId: number }>(
     db,
     sql`select ci.id as "itemId", ci.trajectory_id as "trajectoryId"
        from gold_items g join campaign_items ci on ci.id = g.item_id
-      where g.campaign_id = ${campaignId} and ${notLabelledBy(userId)}${exceptItemId === undefined ? sql`` : sql` and ci.id <> ${exceptItemId}`}
+      where g.campaign_id = ${campaignId} and ${notLabelledBy(userId)}${
+        exceptItemIds.length
+          ? sql` and ci.id not in (${sql.join(
+              exceptItemIds.map((id) => sql`${id}`),
+              sql`, `,
+            )})`
+          : sql``
+      }
       order by exists (select 1 from reservations s where s.item_id = ci.id and s.user_id = ${userId} and s.status = 'skipped'), ${order(salt)}, ci.id
       limit 1`,
   );
@@ -245,17 +252,22 @@ export async function strategyCandidates(
 }
 
 /**
- * Per site (or run): the campaign's non-gold items and the active labels they hold; `plusOneOn`, an item counted with
- * one label more (a look-ahead from it: its label is about to be stored).
+ * Per site (or run): the campaign's non-gold items and the active labels they hold; `plusOneOn`, items counted with
+ * one label more each (a look-ahead from them: their labels are about to be stored).
  */
 export async function strataCoverage(
   db: Db,
   campaignId: number,
   by: "site" | "run",
-  plusOneOn?: number,
+  plusOneOn: readonly number[] = [],
 ): Promise<Map<string, { items: number; labels: number }>> {
   const key = by === "site" ? sql`t.site` : sql`r.name`;
-  const extra = plusOneOn === undefined ? sql`` : sql` + case when ci.id = ${plusOneOn} then 1 else 0 end`;
+  const extra = plusOneOn.length
+    ? sql` + case when ci.id in (${sql.join(
+        plusOneOn.map((id) => sql`${id}`),
+        sql`, `,
+      )}) then 1 else 0 end`
+    : sql``;
   const rows = await rawAll<{ stratum: string | null; items: number | string; labels: number | string | null }>(
     db,
     sql`select ${key} as stratum, count(*) as items, sum(ci.label_count${extra}) as labels

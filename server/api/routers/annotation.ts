@@ -304,8 +304,12 @@ export const labellingRouter = createTRPCRouter({
   /**
    * Submit & next's look-ahead from the item on screen: the item `next` would most likely hand out after its submit,
    * with its player data and the annotator's own label on it (what `item` and `mine` answer). Reserves nothing.
+   * With `pending`, as if those items' submits were stored too.
    */
-  lookAhead: authedProcedure.input(itemRef).query(({ ctx, input }) => lookAheadItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  lookAhead: authedProcedure
+    // `pending`: items whose Submit & next the page has sent and not yet seen answered (it showed the next item first).
+    .input(itemRef.extend({ pending: z.array(id).max(8).optional() }))
+    .query(({ ctx, input }) => lookAheadItem(ctx.db, ctx.actor, input.campaignId, input.itemNo, {}, input.pending)),
 
   skip: authedProcedure.input(itemRef).mutation(({ ctx, input }) => skipItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 

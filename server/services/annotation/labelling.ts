@@ -122,7 +122,7 @@ function labellingAllowed(found: Awaited<ReturnType<typeof getCampaignForMember>
  * the scan stops at the first candidate whose label count alone reaches the best coverage found: nothing after
  * it can be better. Items the user skipped are considered only when nothing else is left.
  */
-async function pickItem(db: Db, campaignId: number, userId: string, needed: number, now: number, except?: number) {
+async function pickItem(db: Db, campaignId: number, userId: string, needed: number, now: number, except: ReadonlySet<number> = NO_ITEMS) {
   const reserved = await liveReservationCounts(db, campaignId, userId, now);
   const salt = queueOrderSalt(userId);
   for (const skipped of [false, true]) {
@@ -131,7 +131,7 @@ async function pickItem(db: Db, campaignId: number, userId: string, needed: numb
     scan: for (let offset = 0; ; offset += pageSize) {
       const page = await nextCandidates(db, { campaignId, userId, needed, salt, skipped, offset, limit: pageSize });
       for (const c of page) {
-        if (c.itemId === except) continue;
+        if (except.has(c.itemId)) continue;
         if (best && c.labelCount >= best.coverage) break scan;
         const coverage = c.labelCount + (reserved.get(c.itemId) ?? 0);
         if (coverage < needed && (!best || coverage < best.coverage)) best = { itemId: c.itemId, trajectoryId: c.trajectoryId, coverage };
@@ -151,9 +151,9 @@ async function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now
   const strategy = campaign.assignmentStrategy;
   const stratum: "site" | "run" | null = strategy === "by_site" ? "site" : strategy === "by_run" ? "run" : null;
   const reserved = await liveReservationCounts(db, campaign.id, userId, now);
-  // Looking ahead from an item, its stratum counts the label about to be stored there.
-  const strata = stratum ? await strataCoverage(db, campaign.id, stratum, ahead?.newLabel ? ahead.itemId : undefined) : undefined;
-  const except = ahead?.itemId;
+  // Looking ahead from an item, its stratum counts the label about to be stored there (and on the items still being submitted).
+  const strata = stratum ? await strataCoverage(db, campaign.id, stratum, ahead?.newLabelOn) : undefined;
+  const except = ahead?.itemIds ?? NO_ITEMS;
   const salt = queueOrderSalt(userId);
   for (const skipped of [false, true]) {
     const query = {
@@ -173,7 +173,7 @@ async function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now
         const page = await strategyCandidates(db, { ...query, page: { offset, limit: pageSize } });
         const best = pickCandidate(
           "random",
-          page.filter((r) => r.itemId !== except).map((r) => ({ ...r, disputed: false, reserved: reserved.get(r.itemId) ?? 0 })),
+          page.filter((r) => !except.has(r.itemId)).map((r) => ({ ...r, disputed: false, reserved: reserved.get(r.itemId) ?? 0 })),
           campaign.annotatorsPerItem,
         );
         if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
@@ -188,7 +188,7 @@ async function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now
     }
     const rows = await strategyCandidates(db, query);
     const candidates: QueueCandidate[] = rows
-      .filter((r) => r.itemId !== except)
+      .filter((r) => !except.has(r.itemId))
       .map((r) => ({ ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 }));
     const best = pickCandidate(strategy, candidates, campaign.annotatorsPerItem, strata);
     if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
@@ -207,7 +207,7 @@ async function pickByStratum(
   strata: ReadonlyMap<string, StratumCoverage>,
   needed: number,
   reserved: ReadonlyMap<number, number>,
-  except?: number,
+  except: ReadonlySet<number>,
 ): Promise<QueueCandidate | undefined> {
   const share = (s: StratumCoverage) => (s.items > 0 ? s.labels / (s.items * needed) : 0);
   const ordered = [...strata.entries()].sort((a, b) => share(a[1]) - share(b[1]));
@@ -221,7 +221,7 @@ async function pickByStratum(
       scan: for (let offset = 0; ; offset += pageSize) {
         const page = await strategyCandidates(db, { ...query, inStratum: { value, offset, limit: pageSize } });
         for (const r of page) {
-          if (r.itemId === except) continue;
+          if (except.has(r.itemId)) continue;
           const c: QueueCandidate = { ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 };
           if (best && c.labelCount >= best.labelCount + best.reserved) break scan;
           if (c.labelCount + c.reserved < needed && (!best || c.labelCount + c.reserved < best.labelCount + best.reserved)) best = c;
@@ -260,11 +260,11 @@ async function pickNext(db: Db, campaign: CampaignRow, userId: string, now: numb
   const qualification = await qualificationOf(db, campaign, userAnnotatorKey(userId), userId);
   if (qualification.status === "in_progress") return ahead ? undefined : qualification.next;
   const salt = queueOrderSalt(userId);
-  const except = ahead?.itemId;
-  // Looking ahead, the turn is the one after the label about to be stored (a first label on the item adds a turn).
-  const turn = (await labelTurnsOfUser(db, campaign.id, userId)) + (ahead?.newLabel ? 1 : 0);
+  const except = ahead?.itemIds ?? NO_ITEMS;
+  // Looking ahead, the turn is the one after the labels about to be stored (a first label on an item adds a turn).
+  const turn = (await labelTurnsOfUser(db, campaign.id, userId)) + (ahead?.newLabelOn.length ?? 0);
   if (isGoldTurn(userId, campaign.id, turn, campaign.goldRate)) {
-    const gold = await nextGoldCandidate(db, campaign.id, userId, salt, except);
+    const gold = await nextGoldCandidate(db, campaign.id, userId, salt, [...except]);
     if (gold) return gold;
   }
   const regular =
@@ -272,29 +272,38 @@ async function pickNext(db: Db, campaign: CampaignRow, userId: string, now: numb
       ? await pickItem(db, campaign.id, userId, campaign.annotatorsPerItem, now, except)
       : await pickByStrategy(db, campaign, userId, now, ahead);
   if (regular) return regular;
-  return await nextGoldCandidate(db, campaign.id, userId, salt, except);
-}
-
-/** The item a look-ahead is asked from (the one on screen) and whether its submit will be the annotator's first label on it. */
-interface LookAheadFrom {
-  itemId: number;
-  newLabel: boolean;
+  return await nextGoldCandidate(db, campaign.id, userId, salt, [...except]);
 }
 
 /**
- * The item `nextAssignment` would most likely hand this annotator once their label on `from` is stored, reserving
- * nothing and writing nothing: another annotator may take it meanwhile, and the submit's own assignment decides. It
- * reads as `nextAssignment` does, with `from` left out: a live reservation held on another item, else the campaign's
- * pick. Null when there is nothing to look ahead to: nothing left, a training phase under way (its items stay on
- * screen after a submit), or the annotator blocked or failed.
+ * The items a look-ahead is asked from: the one on screen and those whose submit the page has sent but not yet seen
+ * stored (left out of the pick), and among them those where the submit will be the annotator's first label.
  */
-async function lookAheadAssignment(db: Db, actor: Actor, campaign: CampaignRow, from: CampaignItemRow, now: number) {
+interface LookAheadFrom {
+  itemIds: ReadonlySet<number>;
+  newLabelOn: number[];
+}
+
+const NO_ITEMS: ReadonlySet<number> = new Set();
+
+/**
+ * The item `nextAssignment` would most likely hand this annotator once their labels on `from` and on `pending` (items
+ * whose submit is still on its way: the page showed the next item before the server answered) are stored, reserving
+ * nothing and writing nothing: another annotator may take it meanwhile, and the submit's own assignment decides. It
+ * reads as `nextAssignment` does, with those items left out: a live reservation held on another item, else the
+ * campaign's pick. Null when there is nothing to look ahead to: nothing left, a training phase under way (its items
+ * stay on screen after a submit), or the annotator blocked or failed.
+ */
+async function lookAheadAssignment(db: Db, actor: Actor, campaign: CampaignRow, from: CampaignItemRow, now: number, pending: CampaignItemRow[] = []) {
   if (campaign.status !== "active") return null;
   if ((await isBlockedInCampaign(db, campaign, actor.userId)) || (await failedQualification(db, campaign, actor.userId))) return null;
+  const itemIds = new Set([from.id, ...pending.map((i) => i.id)]);
   const held = await findLiveReservation(db, campaign.id, actor.userId, now);
-  if (held && held.itemId !== from.id) return held;
-  const newLabel = !(await getLabelByKey(db, from.id, userAnnotatorKey(actor.userId)));
-  return (await pickNext(db, campaign, actor.userId, now, { itemId: from.id, newLabel })) ?? null;
+  if (held && !itemIds.has(held.itemId)) return held;
+  // A pending submit already stored counts as the label it is: no turn added for it twice.
+  const newLabelOn: number[] = [];
+  for (const id of itemIds) if (!(await getLabelByKey(db, id, userAnnotatorKey(actor.userId)))) newLabelOn.push(id);
+  return (await pickNext(db, campaign, actor.userId, now, { itemIds, newLabelOn })) ?? null;
 }
 
 export interface Assignment {
@@ -867,9 +876,10 @@ export async function undoItemSubmit(db: Db, actor: Actor, input: UndoInput, clo
  * `myItemLabel` answer for it, so the page can have it ready before the submit. Reserves nothing; null when there is
  * nothing to look ahead to.
  */
-export async function lookAheadItem(db: Db, actor: Actor, campaignId: number, itemNo: number, clock: Clock = {}) {
+export async function lookAheadItem(db: Db, actor: Actor, campaignId: number, itemNo: number, clock: Clock = {}, pendingItemNos: number[] = []) {
   const { campaign, item } = await requireItem(db, actor, campaignId, itemNo);
-  const next = await lookAheadAssignment(db, actor, campaign, item, clock.now ?? Date.now());
+  const pending = await Promise.all(pendingItemNos.filter((n) => n !== itemNo).map(async (n) => (await requireItem(db, actor, campaignId, n)).item));
+  const next = await lookAheadAssignment(db, actor, campaign, item, clock.now ?? Date.now(), pending);
   if (!next) return null;
   const nextNo = await itemNoOf(db, campaignId, next.trajectoryId);
   const [trajectory, mine] = await Promise.all([itemTrajectory(db, actor, campaignId, nextNo), myItemLabel(db, actor, campaignId, nextNo)]);
