@@ -3,7 +3,8 @@
  * ahead to the item the server would hand out next, and when the submit hands out that item it shows at once, with
  * no page or RSC request. Counted with Playwright at each desktop size; then Undo from the item shown in place
  * reverts the submit just made, Back and Forward move between the two items, and when someone else takes the item
- * looked ahead to, Submit & next still goes to the item the server handed out (the usual navigation).
+ * looked ahead to, Submit & next still goes to the item the server handed out (the usual navigation); when the server
+ * refuses the label, the page comes back to the item submitted with its values and the reason.
  */
 import { expect, test, type APIRequestContext, type Page, type Request, type Response } from "./reused-page";
 import { storageStateOf } from "./accounts";
@@ -70,14 +71,14 @@ test.describe.serial("labelling: Submit & next with the next item ready ahead", 
       people.push((await query<{ userId: string }>(api, "accounts.me")).userId);
       await api.dispose();
     }
-    // One campaign per size, and one where a second annotator takes the item looked ahead to.
-    for (const [i, name] of [...VIEWPORTS.map((v) => `${v.width}×${v.height}`), "taken"].entries()) {
+    // One campaign per size, one where a second annotator takes the item looked ahead to, and one closed meanwhile.
+    for (const [i, name] of [...VIEWPORTS.map((v) => `${v.width}×${v.height}`), "taken", "refused"].entries()) {
       const { id } = await mutation<{ id: number }>(researcher, "campaigns.create", {
         name: `E2E look-ahead ${name}`,
         trajectoryIds: ids.slice(0, 3),
         annotatorsPerItem: 1,
         blind: true,
-        annotatorIds: i < VIEWPORTS.length ? [people[0]] : people,
+        annotatorIds: i === VIEWPORTS.length ? people : [people[0]],
       });
       campaigns.push(id);
     }
@@ -155,5 +156,28 @@ test.describe.serial("labelling: Submit & next with the next item ready ahead", 
     const next = (await nextHandedOut(await submitted))!;
     expect([first, ahead.itemNo]).not.toContain(next);
     await expectItemShown(page, campaignId, next);
+  });
+
+  test("comes back to the item submitted, its values in the form and the server's reason, when the label is refused", async ({ page }) => {
+    // The next item shows as soon as Submit & next is sent; the server's answer comes after. Here it refuses: the
+    // researcher closed the campaign meanwhile.
+    const campaignId = campaigns[4]!;
+    await resizeTo(page, VIEWPORTS[0]);
+    const first = await openFirstItem(page, campaignId);
+    expect((await trpc(researcher, "mutation", "campaigns.update", { id: campaignId, status: "closed" })).status).toBe(200);
+    const submitted = page.waitForResponse((r) => r.url().includes("labelling.submit"));
+    await page.keyboard.press("x");
+    await page.keyboard.press("1");
+    await expect(page.getByTestId("label-panel").getByRole("button", { name: /^Failure/ })).toHaveAttribute("aria-pressed", "true");
+    await page.keyboard.press("Control+Enter");
+    expect((await submitted).ok()).toBe(false);
+    await expect(page).toHaveURL(new RegExp(`/annotate/${campaignId}/${first}(\\?|$)`));
+    const panel = page.getByTestId("label-panel");
+    await expect(panel).toHaveAttribute("data-item-no", String(first));
+    await expect(page.getByTestId("label-status")).toContainText("is closed");
+    // The values submitted are back (the draft kept in the browser), and nothing was stored.
+    await expect(panel.getByRole("button", { name: /^Failure/ })).toHaveAttribute("aria-pressed", "true");
+    expect((await query<{ label: unknown }>(page.request, "labelling.mine", { campaignId, itemNo: first })).label).toBeNull();
+    await screenshotAt(page, "labelling-look-ahead-refused", VIEWPORTS[0]);
   });
 });

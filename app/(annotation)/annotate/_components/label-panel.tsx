@@ -25,6 +25,7 @@ import { answersForSubmit, QuestionFields } from "./question-fields";
 import { CategoryField, PanelHeader, ReasonField, ShortcutList, StepPicker, useGoToNextItem, VerdictButtons, type LabelVerdict } from "./label-fields";
 import { useRegionMarking, type MarkingView } from "./region-marking";
 import { useLookAhead } from "./look-ahead";
+import { keepProblem, NotSentError, submitInOrder, submitsSettled, takeProblem } from "./submit-queue";
 import { useTRPC } from "../../../_trpc/client";
 
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -204,7 +205,11 @@ function useLabelDraft(campaign: LabelCampaign, itemNo: number, mine: MyLabel, s
     setDraftState(start.draft);
     setDraftReady(true);
     followed.current = start.fromStored ? { revision: mine.label?.revision ?? null } : null;
-    if (new URLSearchParams(window.location.search).has("undone")) {
+    // A submit that failed after the next item was shown in its place: its values are the draft restored here.
+    const problem = takeProblem(campaign.id, itemNo);
+    if (problem) {
+      setStatus({ tone: "error", text: problem });
+    } else if (new URLSearchParams(window.location.search).has("undone")) {
       setStatus({ tone: "info", text: "Your last submit was undone; its values are back in the form." });
     } else if (start.restoredAt !== null) {
       setStatus({ tone: "info", text: `Restored your unsaved draft from ${new Date(start.restoredAt).toLocaleString()}.` });
@@ -222,7 +227,10 @@ function useLabelDraft(campaign: LabelCampaign, itemNo: number, mine: MyLabel, s
     // `mine` changes with its revision: the revision is what the form follows.
   }, [draftReady, revision]);
 
-  const unsaved = !locked && hasUnsavedChanges(draft, savedDraft(mine));
+  // About to follow a new revision of the stored label (the effect above): nothing is unsaved, so the effect below
+  // neither writes the values the form had as a draft (removed again a render later) nor warns about leaving.
+  const following = draftReady && followed.current !== null && followed.current.revision !== revision;
+  const unsaved = !locked && !following && hasUnsavedChanges(draft, savedDraft(mine));
 
   // Keep the draft while it differs from what the server has; drop it once they agree (submitted, or undone edits).
   useEffect(() => {
@@ -250,7 +258,8 @@ function useLabelDraft(campaign: LabelCampaign, itemNo: number, mine: MyLabel, s
     followed.current = null;
     setDraftState(values);
   }, []);
-  return { draft, setDraft, replaceDraft, keyRef, draftKey };
+  // In the commit before the effect above catches up, the form already shows the revision it is about to follow.
+  return { draft: following ? (savedDraft(mine) ?? EMPTY_DRAFT) : draft, setDraft, replaceDraft, keyRef, draftKey };
 }
 
 /** Warn before leaving with unsaved changes: reloads and closing the tab (beforeunload), and links on the page. */
@@ -312,65 +321,102 @@ interface LabelActionsInput {
   setStatus: (s: Status) => void;
 }
 
-/** Submit (and go next), undo the last submit, skip: the server calls and where the page goes after them. */
-function useLabelActions({ props, form, locked, missing, viewed, setStatus }: LabelActionsInput) {
+type SubmitResult = Awaited<ReturnType<ReturnType<typeof useSubmitMutation>["mutateAsync"]>>;
+
+function useSubmitMutation() {
+  const trpc = useTRPC();
+  return useMutation(trpc.labelling.submit.mutationOptions());
+}
+
+interface SubmitInput extends LabelActionsInput {
+  busy: boolean;
+  setBusy: (busy: boolean) => void;
+  fail: (e: unknown) => void;
+}
+
+/**
+ * Submit, or Submit & next. Going next, the item looked ahead to is shown as soon as the look-ahead has answered,
+ * without waiting for the server (look-ahead.ts); once the server answers, the page goes to the item it handed out if
+ * that is another one, or back to this item, its values and the problem, if the submit failed. The submits of the
+ * items shown in place go to the server in order (submit-queue.ts).
+ */
+function useSubmitLabel({ props, form, locked, missing, viewed, setStatus, busy, setBusy, fail }: SubmitInput) {
   const { campaign, itemNo, mine, current, stayAfterSubmit } = props;
-  const { draft, keyRef, draftKey, replaceDraft } = form;
+  const { draft, keyRef, draftKey } = form;
   const questions = campaign.labelSchema.questions ?? NO_QUESTIONS;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
-  const [busy, setBusy] = useState(false);
   const time = useVisibleTime();
   const goNext = useGoToNextItem(campaign.id);
   // Submit & next's next item, asked for and made ready while this one is labelled (see look-ahead.ts).
-  const openAhead = useLookAhead(campaign.id, itemNo, !locked && !stayAfterSubmit);
-  const submitM = useMutation(trpc.labelling.submit.mutationOptions());
-  const undoM = useMutation(trpc.labelling.undo.mutationOptions());
-  const skipM = useMutation(trpc.labelling.skip.mutationOptions());
+  const lookAhead = useLookAhead(campaign.id, itemNo, !locked && !stayAfterSubmit);
+  const submitM = useSubmitMutation();
 
-  const fail = useCallback(
-    (e: unknown) => {
-      setBusy(false);
-      setStatus({ tone: "error", text: (e as Error).message });
-    },
-    [setStatus],
-  );
-
-  const submit = useCallback(
+  return useCallback(
     async (andNext: boolean) => {
       if (busy || locked) return;
       if (missing) return setStatus({ tone: "error", text: missing });
       setBusy(true);
       setStatus({ tone: "info", text: "Saving…" });
-      try {
-        const result = await submitM.mutateAsync({
-          campaignId: campaign.id,
-          itemNo,
-          verdict: draft.verdict!,
-          category: draft.verdict === "failure" ? draft.category : null,
-          firstFailingStep: draft.verdict === "success" || draft.verdict === "not_executable" ? null : draft.firstFailingStep,
-          note: draft.note.trim() ? draft.note : null,
-          ...(questions.length ? { answers: answersForSubmit(questions, draft.verdict, draft.answers ?? {}) } : {}),
-          marks: draft.marks ?? [],
-          timeSpentMs: Math.round(time.read()),
-          stepsViewed: [...viewed.current].sort((a, b) => a - b),
-          idempotencyKey: keyRef.current,
-          baseRevision: mine.label?.revision ?? null,
-          andNext: andNext && !stayAfterSubmit,
-        });
-        keyRef.current = newKey();
+      const goingOn = andNext && !stayAfterSubmit;
+      const values = {
+        campaignId: campaign.id,
+        itemNo,
+        verdict: draft.verdict!,
+        category: draft.verdict === "failure" ? draft.category : null,
+        firstFailingStep: draft.verdict === "success" || draft.verdict === "not_executable" ? null : draft.firstFailingStep,
+        note: draft.note.trim() ? draft.note : null,
+        ...(questions.length ? { answers: answersForSubmit(questions, draft.verdict, draft.answers ?? {}) } : {}),
+        marks: draft.marks ?? [],
+        timeSpentMs: Math.round(time.read()),
+        stepsViewed: [...viewed.current].sort((a, b) => a - b),
+        idempotencyKey: keyRef.current,
+        baseRevision: mine.label?.revision ?? null,
+        andNext: goingOn,
+      };
+      const sent = submitInOrder(campaign.id, itemNo, () => submitM.mutateAsync(values));
+      const mineQuery = { queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) };
+      // Stored: the draft goes, and this item's label is marked stale (read again when it is next shown), not fetched now.
+      const stored = async () => {
         if (draftKey) window.localStorage.removeItem(draftKey);
+        await queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" });
+      };
+      try {
+        const ahead = goingOn ? lookAhead.ready() : null;
+        const early = ahead && (await Promise.race([ahead.then((a) => a), sent.result.then(() => null)]));
+        if (early) {
+          // The next item on screen now; the server's answer decides what follows.
+          sent.shownInPlace(early.itemNo);
+          lookAhead.show(early, null);
+          let result: SubmitResult;
+          try {
+            result = await sent.result;
+          } catch (e) {
+            keepProblem(campaign.id, itemNo, (e as Error).message);
+            // Not sent because the submit before failed: the page goes back to that one.
+            if (e instanceof NotSentError) return;
+            const back = `/annotate/${campaign.id}/${itemNo}`;
+            if (window.location.pathname === `/annotate/${campaign.id}/${early.itemNo}`) window.history.replaceState(null, "", back);
+            else router.push(back);
+            return;
+          }
+          await stored();
+          if (result.next?.itemNo === early.itemNo) lookAhead.stored(early.itemNo, { revisionId: result.revisionId, itemNo });
+          else await goNext(result.next ?? null);
+          return;
+        }
+        const result = await sent.result;
+        keyRef.current = newKey();
         time.reset();
         viewed.current = new Set([current]);
-        const mineQuery = { queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) };
+        await stored();
         setStatus({ tone: "ok", text: `Saved (revision ${result.revision})` });
-        // Going next (a reveal campaign or a training item stays to show what follows), the label is marked stale, not fetched
-        // again first; the next item shows in place when it is the one looked ahead to, else the page navigates to it.
-        if (andNext && !stayAfterSubmit) {
-          await queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" });
+        // Going next (a reveal campaign or a training item stays to show what follows): the next item shows in place
+        // when it is the one looked ahead to, else the page navigates to it.
+        if (goingOn) {
           const next = result.next ?? null;
-          if (!next || !(await openAhead(next.itemNo, { revisionId: result.revisionId, itemNo }))) await goNext(next);
+          if (!next || !(await lookAhead.open(next.itemNo, { revisionId: result.revisionId, itemNo }))) await goNext(next);
         } else await queryClient.invalidateQueries(mineQuery).then(() => setBusy(false));
       } catch (e) {
         fail(e);
@@ -393,13 +439,38 @@ function useLabelActions({ props, form, locked, missing, viewed, setStatus }: La
       current,
       queryClient,
       trpc,
+      router,
       goNext,
-      openAhead,
+      lookAhead,
       questions,
       setStatus,
+      setBusy,
       fail,
     ],
   );
+}
+
+/** Submit (and go next), undo the last submit, skip: the server calls and where the page goes after them. */
+function useLabelActions(input: LabelActionsInput) {
+  const { props, form, setStatus } = input;
+  const { campaign, itemNo, mine } = props;
+  const { replaceDraft } = form;
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const router = useRouter();
+  const [busy, setBusy] = useState(false);
+  const goNext = useGoToNextItem(campaign.id);
+  const undoM = useMutation(trpc.labelling.undo.mutationOptions());
+  const skipM = useMutation(trpc.labelling.skip.mutationOptions());
+
+  const fail = useCallback(
+    (e: unknown) => {
+      setBusy(false);
+      setStatus({ tone: "error", text: (e as Error).message });
+    },
+    [setStatus],
+  );
+  const submit = useSubmitLabel({ ...input, busy, setBusy, fail });
 
   const undo = useCallback(async () => {
     if (busy || !mine.undoable) {
@@ -408,6 +479,8 @@ function useLabelActions({ props, form, locked, missing, viewed, setStatus }: La
     }
     setBusy(true);
     try {
+      // After the submits still on their way (the one it reverts among them).
+      await submitsSettled(campaign.id);
       const r = await undoM.mutateAsync({ campaignId: campaign.id, revisionId: mine.undoable.revisionId, idempotencyKey: newKey() });
       // Reopen the trajectory whose submit was undone, with the undone values in the form to fix them.
       window.sessionStorage.setItem(
@@ -431,6 +504,8 @@ function useLabelActions({ props, form, locked, missing, viewed, setStatus }: La
     if (busy) return;
     setBusy(true);
     try {
+      // The item is reserved for this annotator once the submit that handed it out is stored.
+      await submitsSettled(campaign.id);
       await skipM.mutateAsync({ campaignId: campaign.id, itemNo });
       await goNext();
     } catch (e) {
