@@ -85,6 +85,19 @@ export function encodesInProgress(): number {
   return encodesRunning;
 }
 
+/** The ranks of the encodes waiting for a slot, in the order they joined the line (for tests and diagnostics). */
+export function encodesWaitingByRank(): number[] {
+  return waitingForSlot.map((ticket) => ticket.rank);
+}
+
+/**
+ * Runs `work` in one of the encode slots the screenshot encodes share, taking its turn at `priority`: other CPU-heavy
+ * image work (and a test that must hold the slots while it lines requests up) waits for a slot like an encode does.
+ */
+export function runInEncodeSlot<T>(priority: EncodePriority, work: () => Promise<T>): Promise<T> {
+  return withEncodeSlot({ rank: PRIORITY_RANK[priority] }, work);
+}
+
 /** A stored screenshot whose bytes no longer decode as an image (damaged on disk). */
 export class CorruptImageError extends Error {
   constructor(readonly hash: string) {

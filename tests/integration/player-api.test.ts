@@ -12,7 +12,16 @@ import { createCaller } from "../../server/api/root";
 import { createTRPCContext } from "../../server/api/trpc";
 import { fromJsonText } from "../../server/domain/player/paging";
 import { NotFoundError } from "../../server/errors";
-import { ENCODE_CONCURRENCY, getScreenshotImage, variantPath, warmingSettled, warmVariants } from "../../server/services/images";
+import {
+  ENCODE_CONCURRENCY,
+  encodesInProgress,
+  encodesWaitingByRank,
+  getScreenshotImage,
+  runInEncodeSlot,
+  variantPath,
+  warmingSettled,
+  warmVariants,
+} from "../../server/services/images";
 import { runImport } from "../../server/services/imports/ingest";
 import { sha256 } from "../../server/storage/screenshot-store";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
@@ -187,40 +196,81 @@ describeEachBackend("player API", (backend) => {
     };
     const stored = (hashes: string[], width: number) => hashes.filter((h) => fs.existsSync(variantPath(ctx.config.dataDir, h, width, "webp"))).length;
 
+    /**
+     * Holds one encode slot until `release` is called, so the test decides when encodes may start: requests line up
+     * while every slot is held, and the order in which the slots are handed out does not depend on how busy the
+     * machine is.
+     */
+    const holdEncodeSlot = () => {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const done = runInEncodeSlot("view", () => held);
+      return { release, done };
+    };
+    /** Waits until the line of encodes waiting for a slot is as `ready` wants it (at least 4,000 polls 5 ms apart). */
+    const lineUp = async (ready: (ranks: number[]) => boolean, what: string) => {
+      for (let polls = 0; !ready(encodesWaitingByRank()); polls++) {
+        if (polls === 4_000) throw new Error(`the encode line never became ${what}: ranks ${JSON.stringify(encodesWaitingByRank())}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    const RANK = { view: 2, thumbnail: 1, warmUp: 0 };
+
     it("encodes a screenshot a viewer waits for before the warm-up backlog, and stage-sized ones before thumbnails", async () => {
       const backlog = await Promise.all(Array.from({ length: 8 }, (_, i) => storeNoise(100 + i)));
       const [thumb, stage] = await Promise.all([storeNoise(200), storeNoise(201)]);
+      const holds = Array.from({ length: ENCODE_CONCURRENCY }, holdEncodeSlot);
+      expect(encodesInProgress()).toBe(ENCODE_CONCURRENCY);
       await warmVariants(ctx, backlog, { kind: "variant", width: 640, format: "webp" });
-      // Asked after the whole backlog was queued: the thumbnail first, then the step on the stage.
+      // Each warm-up worker waits for a slot with its first screenshot.
+      await lineUp((ranks) => ranks.length === ENCODE_CONCURRENCY, "a warm-up per worker");
+      expect(encodesWaitingByRank()).toEqual(Array(ENCODE_CONCURRENCY).fill(RANK.warmUp));
+      // Asked after the backlog: the thumbnail first, then the step on the stage.
+      const doneOrder: string[] = [];
       const warmedWhenDone: Record<string, number> = {};
-      const thumbDone = getScreenshotImage(ctx, thumb, { kind: "variant", width: 120, format: "webp" }).then(
-        () => (warmedWhenDone.thumb = stored(backlog, 640)),
-      );
-      const stageDone = getScreenshotImage(ctx, stage, { kind: "variant", width: 720, format: "webp" }).then(
-        () => (warmedWhenDone.stage = stored(backlog, 640)),
-      );
+      const thumbDone = getScreenshotImage(ctx, thumb, { kind: "variant", width: 120, format: "webp" }).then(() => {
+        doneOrder.push("thumb");
+        warmedWhenDone.thumb = stored(backlog, 640);
+      });
+      const stageDone = getScreenshotImage(ctx, stage, { kind: "variant", width: 720, format: "webp" }).then(() => {
+        doneOrder.push("stage");
+        warmedWhenDone.stage = stored(backlog, 640);
+      });
+      await lineUp((ranks) => ranks.length === ENCODE_CONCURRENCY + 2, "the warm-ups and both viewer requests");
+      // One slot free: it goes to the stage image, then to the thumbnail, and only then to the warm-ups.
+      holds[0]!.release();
       await Promise.all([thumbDone, stageDone]);
+      expect(doneOrder).toEqual(["stage", "thumb"]);
+      expect(warmedWhenDone).toEqual({ stage: 0, thumb: 0 });
+      for (const hold of holds) hold.release();
+      await Promise.all(holds.map((hold) => hold.done));
       await warmingSettled();
-      // First in line were the warm-ups already encoding; then the stage image and the thumbnail, ahead of the rest.
-      expect(warmedWhenDone.stage).toBeLessThanOrEqual(ENCODE_CONCURRENCY);
-      expect(warmedWhenDone.thumb).toBeLessThanOrEqual(ENCODE_CONCURRENCY + 1);
       expect(stored(backlog, 640)).toBe(backlog.length);
     });
 
     it("moves a warm-up a viewer comes to wait for ahead of what waits with less hurry", async () => {
-      const [busyA, busyB, wanted, ...thumbs] = await Promise.all(Array.from({ length: 9 }, (_, i) => storeNoise(300 + i)));
-      // Both encode slots busy with stage images; then a warm-up of `wanted` and six thumbnails wait in line.
-      const busy = [busyA!, busyB!].map((h) => getScreenshotImage(ctx, h, { kind: "variant", width: 720, format: "webp" }));
+      const [wanted, ...thumbs] = await Promise.all(Array.from({ length: 7 }, (_, i) => storeNoise(300 + i)));
+      const holds = Array.from({ length: ENCODE_CONCURRENCY }, holdEncodeSlot);
+      // Every slot busy; a warm-up of `wanted`, then six thumbnails, wait in line.
       await warmVariants(ctx, [wanted!], { kind: "variant", width: 320, format: "webp" });
+      await lineUp((ranks) => ranks.length === 1, "the warm-up");
       const thumbsDone = thumbs.map((h) => getScreenshotImage(ctx, h, { kind: "variant", width: 320, format: "webp" }));
-      await new Promise((r) => setTimeout(r, 0));
-      // A viewer now asks for the variant the warm-up will make: it shares that encode, which goes next.
+      await lineUp((ranks) => ranks.length === 1 + thumbs.length, "the warm-up and six thumbnails");
+      expect(encodesWaitingByRank()).toEqual([RANK.warmUp, ...thumbs.map(() => RANK.thumbnail)]);
+      // A viewer now asks for the variant the warm-up will make: it shares that encode, whose place in line rises.
       let thumbsWhenWanted = -1;
-      await getScreenshotImage(ctx, wanted!, { kind: "variant", width: 320, format: "webp" }).then(() => (thumbsWhenWanted = stored(thumbs, 320)));
-      await Promise.all([...busy, ...thumbsDone]);
+      const wantedDone = getScreenshotImage(ctx, wanted!, { kind: "variant", width: 320, format: "webp" }).then(() => (thumbsWhenWanted = stored(thumbs, 320)));
+      await lineUp((ranks) => ranks[0] === RANK.thumbnail, "the warm-up raised to a viewer's thumbnail");
+      expect(encodesWaitingByRank()).toHaveLength(1 + thumbs.length);
+      // One slot free: the raised warm-up waited longest among equals, so it goes before every thumbnail (without
+      // the raise it would wait for all six).
+      holds[0]!.release();
+      await wantedDone;
+      expect(thumbsWhenWanted).toBe(0);
+      for (const hold of holds) hold.release();
+      await Promise.all([...holds.map((hold) => hold.done), ...thumbsDone]);
       await warmingSettled();
-      // Without the move it would wait for all six thumbnails (it was in line behind them).
-      expect(thumbsWhenWanted).toBeLessThanOrEqual(ENCODE_CONCURRENCY);
+      expect(stored(thumbs, 320)).toBe(thumbs.length);
     });
 
     it("is a NotFoundError for malformed, unknown and missing-file hashes", async () => {
